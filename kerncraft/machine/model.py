@@ -1,0 +1,140 @@
+"""The machine model: typed, immutable view of a Kerncraft-format machine file.
+
+Produced by :func:`kerncraft.machine.loader.load_machine`. All quantities are
+plain floats in SI base units (bytes, Hz, B/s, B/cy, FLOP/cy); the conversion
+from the strings of the YAML file ('2.5 GHz', '32 kB', '64 B/cy') happens only
+in :mod:`kerncraft.units`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+Duplex = Literal["half-duplex", "full-duplex"]
+
+
+@dataclass(frozen=True)
+class CacheGeometry:
+    """The ``cache per group`` block of one cache level."""
+
+    sets: int
+    ways: int
+    cl_size: int                     # bytes
+    replacement_policy: str          # 'LRU', ...
+    write_allocate: bool
+    write_back: bool
+    load_from: str | None            # level name; None if empty (victim hierarchy)
+    store_to: str | None
+    victims_to: str | None = None
+
+    @property
+    def size(self) -> int:
+        """Bytes per group as implied by the geometry (sets * ways * cl_size)."""
+        return self.sets * self.ways * self.cl_size
+
+
+@dataclass(frozen=True)
+class UpstreamThroughput:
+    """Bandwidth to the next-lower level (towards registers).
+
+    Either a fixed number of bytes per cycle (``bytes_per_cycle``), or
+    derived from the in-core model's ports (``ports`` non-empty, e.g. L1's
+    ``[architecture code analyzer, [2D, 3D]]``), or the measured memory bandwidth
+    (``from_benchmarks`` for MEM's ``full socket memory bandwidth``).
+    """
+
+    bytes_per_cycle: float | None
+    duplex: Duplex | None
+    ports: tuple[str, ...] = ()
+    from_benchmarks: bool = False
+
+
+@dataclass(frozen=True)
+class CacheLevel:
+    """One level of ``memory hierarchy`` (L1, L2, L3, MEM)."""
+
+    name: str
+    size_per_group: int | None       # bytes; None for MEM
+    groups: int | None
+    cores_per_group: int | None
+    threads_per_group: int | None
+    geometry: CacheGeometry | None   # None for MEM
+    upstream_throughput: UpstreamThroughput | None
+    transfers_overlap: bool
+    penalty_cycles_per_read_stream: float = 0.0
+    performance_counter_metrics: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def is_memory(self) -> bool:
+        return self.geometry is None
+
+
+@dataclass(frozen=True)
+class StreamMix:
+    """Streams of one benchmark kernel (bytes per iteration and stream counts)."""
+
+    read_streams: int
+    read_bytes: float
+    write_streams: int
+    write_bytes: float
+    read_write_streams: int
+    read_write_bytes: float
+    flops_per_iteration: float = 0.0
+    fastest_bench_kernel: str | None = None
+
+
+@dataclass(frozen=True)
+class BandwidthMeasurement:
+    """Measured bandwidths at one level for one threads-per-core setting."""
+
+    level: str
+    threads_per_core: int
+    cores: tuple[int, ...]
+    results: Mapping[str, tuple[float, ...]]     # kernel name -> B/s per entry of cores
+    size_per_core: tuple[float, ...] = ()
+    size_per_thread: tuple[float, ...] = ()
+    threads: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class FlopsPerCycle:
+    """FLOPs per cycle for one precision (keys ADD, MUL, FMA, total)."""
+
+    add: float
+    mul: float
+    fma: float
+    total: float
+
+
+@dataclass(frozen=True)
+class MachineModel:
+    path: str | None
+    model_name: str
+    model_type: str
+    clock: float                                  # Hz
+    sockets: int
+    cores_per_socket: int
+    threads_per_core: int
+    numa_domains_per_socket: int | None
+    cores_per_numa_domain: int | None
+    flops_per_cycle: Mapping[str, FlopsPerCycle]  # 'DP', 'SP'
+    compilers: tuple[tuple[str, str], ...]        # (compiler, flags), in file order
+    in_core_model: Mapping[str, str]              # tool -> arch name, in file order
+    isa: str | None
+    overlapping_ports: Mapping[str, tuple[str, ...]]       # tool -> ports
+    non_overlapping_ports: Mapping[str, tuple[str, ...]]   # tool -> ports
+    cacheline_size: int                           # bytes
+    memory_hierarchy: tuple[CacheLevel, ...]      # L1 first, MEM last
+    benchmark_kernels: Mapping[str, StreamMix]
+    measurements: tuple[BandwidthMeasurement, ...]
+
+    def level(self, name: str) -> CacheLevel:
+        for lvl in self.memory_hierarchy:
+            if lvl.name == name:
+                return lvl
+        raise KeyError(name)
+
+    @property
+    def cache_levels(self) -> tuple[CacheLevel, ...]:
+        """All levels except main memory."""
+        return tuple(lvl for lvl in self.memory_hierarchy if not lvl.is_memory)
