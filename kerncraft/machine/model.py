@@ -63,6 +63,10 @@ class CacheLevel:
     transfers_overlap: bool
     penalty_cycles_per_read_stream: float = 0.0
     performance_counter_metrics: Mapping[str, str] = field(default_factory=dict)
+    # Added by the loader: extra cycles per cache line moved to/from this level
+    # ('penalty cycles per cacheline load/store', given for MEM on Zen2, TX2, A64FX).
+    penalty_cycles_per_cacheline_load: float = 0.0
+    penalty_cycles_per_cacheline_store: float = 0.0
 
     @property
     def is_memory(self) -> bool:
@@ -127,6 +131,9 @@ class MachineModel:
     memory_hierarchy: tuple[CacheLevel, ...]      # L1 first, MEM last
     benchmark_kernels: Mapping[str, StreamMix]
     measurements: tuple[BandwidthMeasurement, ...]
+    # Added fields (all optional in the file):
+    transparent_hugepage: str | None = None
+    kerncraft_version: str | None = None
 
     def level(self, name: str) -> CacheLevel:
         for lvl in self.memory_hierarchy:
@@ -138,3 +145,27 @@ class MachineModel:
     def cache_levels(self) -> tuple[CacheLevel, ...]:
         """All levels except main memory."""
         return tuple(lvl for lvl in self.memory_hierarchy if not lvl.is_memory)
+
+    @property
+    def memory_level(self) -> CacheLevel:
+        """The main-memory level (the last one of the hierarchy)."""
+        return self.memory_hierarchy[-1]
+
+    def measurements_for(self, level: str) -> tuple[BandwidthMeasurement, ...]:
+        """Bandwidth measurements of one level, one entry per threads-per-core."""
+        return tuple(m for m in self.measurements if m.level == level)
+
+    def peak_flops_per_cycle(self, precision: str = "DP") -> float:
+        """FLOPs per cycle of one core ('total' of the precision).
+
+        Raises KeyError if the machine file gives no usable figure for it
+        (files with 'INFORMATION_REQUIRED' placeholders omit the precision).
+        """
+        return self.flops_per_cycle[precision].total
+
+    def compiler_flags(self, compiler: str) -> str:
+        """Flags of a compiler listed in the file (KeyError if not listed)."""
+        for name, flags in self.compilers:
+            if name == compiler:
+                return flags
+        raise KeyError(compiler)

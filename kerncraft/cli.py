@@ -1,0 +1,185 @@
+"""The ``kerncraft`` command line (option-compatible with Kerncraft 0.8.x).
+
+The CLI only wires stages together: parse options, load the machine and the
+kernel, expand -D sweeps, and hand every point to the requested models. Every
+user error is a :class:`~kerncraft.errors.KerncraftError`, printed as one line
+(``kerncraft: error: ...``) with a non-zero exit code, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from kerncraft import __version__
+from kerncraft.errors import KerncraftError, SourceLocation
+
+# Canonical model names, and the aliases Kerncraft accepts for them.
+PERFORMANCE_MODELS = ("ECM", "ECMData", "ECMCPU", "RooflineFLOP", "RooflineASM", "LC",
+                      "Benchmark")
+MODEL_ALIASES = {"Roofline": "RooflineFLOP", "RooflineIACA": "RooflineASM"}
+UNITS = ("cy/CL", "cy/It", "It/s", "FLOP/s")
+INCORE_MODELS = ("kerncraft", "OSACA", "LLVM-MCA")
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse exits with status 2 on usage errors already; keep its message."""
+
+
+def _model_name(value: str) -> str:
+    lookup = {m.lower(): m for m in PERFORMANCE_MODELS}
+    lookup.update({a.lower(): m for a, m in MODEL_ALIASES.items()})
+    try:
+        return lookup[value.lower()]
+    except KeyError:
+        choices = ", ".join(PERFORMANCE_MODELS + tuple(MODEL_ALIASES))
+        raise argparse.ArgumentTypeError(f"unknown model {value!r} (choose from {choices})")
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return number
+
+
+def _asm_block(value: str) -> str | int:
+    if value in ("auto", "manual"):
+        return value
+    try:
+        block = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--asm-block takes auto, manual or a block number, "
+                                         f"got {value!r}")
+    if block < 0:
+        raise argparse.ArgumentTypeError(f"block number must be >= 0, got {value!r}")
+    return block
+
+
+def _pointer_increment(value: str) -> str | int:
+    if value in ("auto", "auto_with_manual_fallback"):
+        return value
+    try:
+        increment = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--pointer-increment takes auto, auto_with_manual_fallback or bytes, got {value!r}")
+    if increment == 0:
+        raise argparse.ArgumentTypeError("--pointer-increment must not be 0")
+    return increment
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(
+        prog="kerncraft",
+        description="Predict the performance of a loop kernel on a CPU (Roofline and ECM "
+                    "models) from its C source and a machine description.",
+        epilog="Example: kerncraft -p ECM -m CSX kernels/2d-5pt.c -D N 1000 -D M 1000",
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"kerncraft {__version__}")
+    parser.add_argument("-p", "--pmodel", type=_model_name, action="append", required=True,
+                        metavar="MODEL",
+                        help="performance model: " + ", ".join(PERFORMANCE_MODELS)
+                             + " (Roofline and RooflineIACA are accepted as aliases); "
+                               "may be given several times")
+    parser.add_argument("-m", "--machine", required=True, metavar="MACHINE",
+                        help="machine file (path to YAML, or bundled name such as CSX)")
+    parser.add_argument("kernel", metavar="KERNEL.c", help="restricted C99 kernel file")
+    parser.add_argument("-D", "--define", nargs=2, action="append", default=[],
+                        metavar=("KEY", "VALUE"),
+                        help="bind constant KEY to an integer or a range "
+                             "start-stop[:num[log[base]]]; several -D give the cartesian "
+                             "product; KEY '.' sets a default for all constants")
+    parser.add_argument("--unit", choices=UNITS, default=None,
+                        help="unit of the reported performance (default depends on the model)")
+    parser.add_argument("-c", "--cores", type=_positive_int, default=1,
+                        help="number of cores to predict for (default 1)")
+    parser.add_argument("-P", "--cache-predictor", choices=("LC", "SIM"), default="LC",
+                        help="data-traffic predictor: layer conditions (LC, default) or "
+                             "cache simulation (SIM)")
+    parser.add_argument("-C", "--compiler", default=None,
+                        help="compiler to use (default: the machine file's first compiler)")
+    parser.add_argument("--compiler-flags", default=None,
+                        help="compiler flags (default: the machine file's flags for the compiler)")
+    parser.add_argument("-i", "--incore-model", default="kerncraft", metavar="MODEL",
+                        help="in-core analyzer: kerncraft (built-in, default), OSACA, LLVM-MCA")
+    parser.add_argument("--asm-block", type=_asm_block, default="auto",
+                        help="loop block of the assembly to analyse: auto (default), manual "
+                             "(list blocks and ask), or a block number")
+    parser.add_argument("--pointer-increment", type=_pointer_increment, default="auto",
+                        help="bytes the main pointer advances per assembly iteration: auto "
+                             "(default), auto_with_manual_fallback, or an integer")
+    parser.add_argument("--ignore-unknown", action="store_true",
+                        help="count unknown instruction forms as zero instead of refusing")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="also write the results as JSON to FILE ('-' for stdout)")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more output (-v: kernel summary and model details; -vv: more)")
+    return parser
+
+
+def _validate_incore_model(name: str) -> str:
+    lookup = {m.lower(): m for m in INCORE_MODELS}
+    lookup.update({"iaca": "IACA", "llvm_mca": "LLVM-MCA", "llvm-mca": "LLVM-MCA"})
+    model = lookup.get(name.lower())
+    if model is None:
+        raise KerncraftError(f"unknown in-core model {name!r} "
+                             f"(choose from {', '.join(INCORE_MODELS)})")
+    if model == "IACA":
+        raise KerncraftError("the IACA in-core model is not supported (Intel discontinued "
+                             "IACA); use the built-in analyzer (-i kerncraft)")
+    return model
+
+
+def _read_kernel_source(path_text: str) -> str:
+    path = Path(path_text)
+    if not path.exists():
+        raise KerncraftError(f"kernel file not found: {path_text}")
+    if path.is_dir():
+        raise KerncraftError(f"kernel path is a directory, not a file: {path_text}")
+    try:
+        return path.read_text()
+    except UnicodeDecodeError as exc:
+        raise KerncraftError("kernel file is not valid UTF-8 text",
+                             SourceLocation(path_text)) from exc
+    except OSError as exc:
+        raise KerncraftError(f"cannot read kernel file {path_text}: {exc.strerror}") from exc
+
+
+def run(args: argparse.Namespace, out=sys.stdout) -> int:
+    """Run the models for every -D point; returns the process exit code."""
+    from kerncraft.machine.loader import load_machine
+    from kerncraft.kernel.parser import parse_kernel
+    from kerncraft.kernel.defines import expand_defines
+    from kerncraft.models.registry import run_models
+
+    args.incore_model = _validate_incore_model(args.incore_model)
+    models = list(dict.fromkeys(args.pmodel))  # keep order, drop repeats
+    machine = load_machine(args.machine)
+    source = _read_kernel_source(args.kernel)
+    kernel = parse_kernel(source, filename=args.kernel)
+    points = expand_defines(args.define)
+    return run_models(models, kernel, machine, points, args, out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except KerncraftError as exc:
+        print(f"kerncraft: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("kerncraft: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

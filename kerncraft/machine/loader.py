@@ -1,0 +1,599 @@
+"""Load a Kerncraft-format machine file (YAML) into a typed :class:`MachineModel`.
+
+Why the file is *composed* and not just loaded
+----------------------------------------------
+A machine file is written by hand, so errors must say where they are. We
+compose the YAML into a node graph (each node knows its line and column),
+walk it with :class:`_Field` cursors that remember their YAML path
+(``memory hierarchy[1].cache per group.ways``), and convert each scalar
+ourselves. Every error is a :class:`MachineFileError` carrying the file, the
+1-based line of the offending node and that YAML path. Scalars are resolved
+with the YAML 1.2 core schema (``yes`` stays a string, ``2D`` stays a string,
+an empty value is null); ``!!omap`` is just a sequence of one-pair mappings
+whose order we keep, so ``compiler: !!omap`` and ``in-core model: !!omap``
+work like plain mappings.
+
+Speed
+-----
+Composition uses libyaml through PyYAML's ``CSafeLoader`` when PyYAML is
+installed, otherwise ruamel.yaml's safe composer (which itself uses libyaml
+when ``ruamel.yaml.clib`` is installed, and pure Python otherwise). Both give
+the same node interface; only the composer differs. Measured machine files
+carry per-repetition ``stats`` and ``total size`` lists that no model uses and
+that make up about 80 % of a 2000-line file; their lines are blanked before
+parsing (line numbers are kept), which makes the pure-Python path ~5x faster.
+
+Required fields (others are optional, with the defaults in brackets)
+--------------------------------------------------------------------
+* top level: ``clock``, ``cores per socket``, ``cacheline size``,
+  ``memory hierarchy`` (non-empty list). [sockets 1, threads per core 1,
+  NUMA domains per socket / cores per NUMA domain None, FLOPs per cycle {},
+  compiler (), in-core model {}, ports {}, benchmarks none]
+* every level: ``level`` (its name). All levels but the last are caches and
+  need ``cache per group`` with ``sets``, ``ways``, ``cl_size``
+  [replacement_policy LRU, write_allocate true, write_back true, load_from /
+  store_to / victims_to None]. The last level is main memory and has no
+  ``cache per group``. [size per group: sets*ways*cl_size for caches, None for
+  memory; groups / cores / threads per group None; upstream throughput None;
+  transfers overlap false; penalties 0]
+* a benchmark kernel: ``read streams``, ``write streams``,
+  ``read+write streams``, each with ``streams`` [bytes 0].
+* a measurement: ``cores`` and ``results`` (one value per core count).
+
+Semantics fixed here: an empty/absent ``load_from`` means the level's misses
+are served by main memory (the victim-cache hierarchy of Skylake-SP and later:
+L2 misses bypass L3). A ``FLOPs per cycle`` precision containing the
+generator's placeholder ``INFORMATION_REQUIRED`` is omitted from
+:attr:`MachineModel.flops_per_cycle`, so a model that needs it fails clearly
+instead of computing with a placeholder.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import kerncraft
+from kerncraft import units
+from kerncraft.errors import MachineFileError, SourceLocation, UnitError
+from kerncraft.machine.model import (
+    BandwidthMeasurement, CacheGeometry, CacheLevel, FlopsPerCycle, MachineModel,
+    StreamMix, UpstreamThroughput,
+)
+
+__all__ = ["MACHINE_PATH_ENV", "bundled_machine_dir", "list_bundled_machines",
+           "machine_search_dirs", "resolve_machine_path", "load_machine",
+           "parse_machine_text"]
+
+#: Environment variable with extra directories (os.pathsep separated) that are
+#: searched for machine names before the bundled ``machine-files/``.
+MACHINE_PATH_ENV = "KERNCRAFT_MACHINE_PATH"
+
+_MACHINE_SUFFIXES = (".yml", ".yaml")
+_DUPLEX = ("half-duplex", "full-duplex")
+_PLACEHOLDER = re.compile(r"INFOR\w*_REQUIRED")
+
+
+# ------------------------------------------------------------ name resolution
+
+def bundled_machine_dir() -> Path:
+    """``<repo>/machine-files`` (the package is installed in editable mode)."""
+    return Path(kerncraft.__file__).resolve().parent.parent / "machine-files"
+
+
+def machine_search_dirs() -> list[Path]:
+    """Directories searched for a bare machine name, in order."""
+    extra = [Path(p).expanduser() for p in os.environ.get(MACHINE_PATH_ENV, "").split(os.pathsep)
+             if p.strip()]
+    return extra + [bundled_machine_dir()]
+
+
+def list_bundled_machines() -> list[str]:
+    """Names (file stems) of the machine files shipped with kerncraft."""
+    directory = bundled_machine_dir()
+    if not directory.is_dir():
+        return []
+    return sorted(p.stem for p in directory.iterdir() if p.suffix in _MACHINE_SUFFIXES)
+
+
+def resolve_machine_path(path_or_name: str | os.PathLike[str]) -> Path:
+    """Turn ``-m`` input into a file: an existing path as-is, else a name.
+
+    A name ('CSX', 'CSX.yml', case-insensitively) is looked up in
+    :func:`machine_search_dirs`. Unknown names raise MachineFileError listing
+    the bundled machines.
+    """
+    text = os.fspath(path_or_name)
+    path = Path(text).expanduser()
+    if path.is_file():
+        return path
+    if path.is_dir():
+        raise MachineFileError(f"machine file {text!r} is a directory")
+    if not text or "/" in text or os.sep in text:
+        raise MachineFileError(f"machine file not found: {text!r}")
+    candidates = [text] if text.lower().endswith(_MACHINE_SUFFIXES) else \
+        [text + suffix for suffix in _MACHINE_SUFFIXES]
+    wanted = {c.lower() for c in candidates}
+    for directory in machine_search_dirs():
+        for candidate in candidates:
+            if (directory / candidate).is_file():
+                return directory / candidate
+        if directory.is_dir():
+            for entry in sorted(directory.iterdir()):
+                if entry.name.lower() in wanted and entry.is_file():
+                    return entry
+    bundled = ", ".join(list_bundled_machines()) or "none"
+    raise MachineFileError(f"unknown machine {text!r}: no such file, and no {candidates[0]} in "
+                           f"${MACHINE_PATH_ENV} or the bundled machine files "
+                           f"(bundled: {bundled})")
+
+
+def load_machine(path_or_name: str | os.PathLike[str]) -> MachineModel:
+    """Load a machine file given as a path or a bundled/known name."""
+    path = resolve_machine_path(path_or_name)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MachineFileError(f"cannot read machine file: {exc}",
+                               SourceLocation(file=str(path))) from exc
+    return parse_machine_text(text, str(path))
+
+
+def parse_machine_text(text: str, path: str | None = None) -> MachineModel:
+    """Parse the text of a machine file; ``path`` is only used in messages."""
+    root = _compose(_blank_unused_blocks(text), path)
+    if root is None:
+        raise MachineFileError("machine file is empty", SourceLocation(path, 1))
+    return _build_machine(_Field(root, "", path), path)
+
+
+# ------------------------------------------------------------ YAML composition
+
+def _pick_backends() -> tuple[dict[str, Callable[[str], Any]], tuple[type[Exception], ...]]:
+    """Composers by name (fastest first) and the exceptions they raise."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError as RuamelYAMLError
+    ruamel = YAML(typ="safe")
+    backends: dict[str, Callable[[str], Any]] = {}
+    errors: list[type[Exception]] = [RuamelYAMLError]
+    try:
+        import yaml  # PyYAML, only as an optional libyaml accelerator
+        if hasattr(yaml, "CSafeLoader"):
+            backends["libyaml"] = lambda text: yaml.compose(text, Loader=yaml.CSafeLoader)
+            errors.append(yaml.YAMLError)
+    except ImportError:
+        pass
+    backends["ruamel"] = ruamel.compose
+    return backends, tuple(errors)
+
+
+#: Available composers, fastest first. Tests may pick one explicitly.
+BACKENDS, _YAML_ERRORS = _pick_backends()
+
+
+def _compose(text: str, path: str | None, backend: str | None = None) -> Any:
+    compose = BACKENDS[backend or next(iter(BACKENDS))]
+    try:
+        return compose(text)
+    except _YAML_ERRORS as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        line = mark.line + 1 if mark is not None else None
+        col = mark.column + 1 if mark is not None else None
+        raise MachineFileError(f"invalid YAML: {problem}", SourceLocation(path, line, col)) from exc
+
+
+_UNUSED_KEY = re.compile(r"^( +)(?:stats|total size):(?:\s.*)?$")
+
+
+def _blank_unused_blocks(text: str) -> str:
+    """Blank the lines of nested ``stats:``/``total size:`` entries.
+
+    A value belongs to its key while following lines are blank, comments, or
+    indented deeper than the key (block or flow style alike). Lines are
+    replaced by empty ones, so line numbers in messages stay right.
+    """
+    if "stats:" not in text and "total size:" not in text:
+        return text
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        match = _UNUSED_KEY.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        indent = len(match.group(1))
+        lines[i] = ""
+        i += 1
+        while i < len(lines):
+            stripped = lines[i].lstrip(" ")
+            depth = len(lines[i]) - len(stripped)
+            if stripped and not stripped.startswith("#") and depth <= indent \
+                    and not (depth == indent and stripped.startswith("- ")):
+                break
+            lines[i] = ""
+            i += 1
+    return "\n".join(lines)
+
+
+_NULL = {"", "~", "null", "Null", "NULL"}
+_TRUE = {"true", "True", "TRUE"}
+_FALSE = {"false", "False", "FALSE"}
+_INT = re.compile(r"[-+]?[0-9]+")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"),
+                  ".nan": float("nan")}
+
+
+def _resolve_scalar(node: Any) -> Any:
+    """YAML 1.2 core-schema value of a scalar node (quoted ones are strings)."""
+    value = node.value
+    if node.style not in (None, ""):
+        return value
+    if value in _NULL:
+        return None
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    if _INT.fullmatch(value):
+        return int(value)
+    if value.startswith(("0x", "0o")) and len(value) > 2:
+        try:
+            return int(value[2:], 16 if value[1] == "x" else 8)
+        except ValueError:
+            return value
+    if _FLOAT.fullmatch(value):
+        return float(value)
+    return _SPECIAL_FLOAT.get(value.lower(), value)
+
+
+# ------------------------------------------------------------ node cursor
+
+class _Field:
+    """A YAML node plus its YAML path and file, with typed accessors.
+
+    All accessors raise MachineFileError pointing at this node.
+    """
+
+    __slots__ = ("node", "path", "file")
+
+    def __init__(self, node: Any, path: str, file: str | None):
+        self.node, self.path, self.file = node, path, file
+
+    # -- errors
+    def error(self, message: str, path: str | None = None) -> MachineFileError:
+        """Error at this node; ``path`` overrides the YAML path (missing children)."""
+        mark = self.node.start_mark
+        return MachineFileError(message, SourceLocation(self.file, mark.line + 1, mark.column + 1),
+                                yaml_path=path or self.path or "<top level>")
+
+    def _child_path(self, key: Any) -> str:
+        return f"{self.path}.{key}" if self.path else str(key)
+
+    # -- structure
+    @property
+    def is_null(self) -> bool:
+        return self.node.id == "scalar" and _resolve_scalar(self.node) is None
+
+    def pairs(self) -> list[tuple[Any, _Field]]:
+        """Key/value pairs of a mapping or an ``!!omap``, in file order."""
+        node = self.node
+        if node.id == "sequence" and str(node.tag).endswith(":omap"):
+            entries = []
+            for item in node.value:
+                if item.id != "mapping" or len(item.value) != 1:
+                    raise _Field(item, self.path, self.file).error(
+                        "an !!omap entry must be a single 'key: value' pair")
+                entries.append(item.value[0])
+        elif node.id == "mapping":
+            entries = node.value
+        else:
+            raise self.error(f"expected a mapping, got {self._describe()}")
+        result: list[tuple[Any, _Field]] = []
+        seen: set[Any] = set()
+        for key_node, value_node in entries:
+            key = _resolve_scalar(key_node) if key_node.id == "scalar" else None
+            if key is None or key in seen:
+                what = "duplicate key" if key is not None else "unsupported key"
+                raise _Field(key_node, self._child_path(key), self.file).error(what)
+            seen.add(key)
+            result.append((key, _Field(value_node, self._child_path(key), self.file)))
+        return result
+
+    def get(self, key: str) -> _Field | None:
+        """The value of ``key`` (None if absent or null)."""
+        for name, field in self.pairs():
+            if name == key:
+                return None if field.is_null else field
+        return None
+
+    def require(self, key: str) -> _Field:
+        """The value of ``key``; a missing or empty one is an error."""
+        for name, field in self.pairs():
+            if name == key:
+                if field.is_null:
+                    raise field.error(f"required field '{key}' is empty")
+                return field
+        raise self.error(f"missing required field '{key}'", self._child_path(key))
+
+    def items(self) -> list[_Field]:
+        if self.node.id != "sequence":
+            raise self.error(f"expected a list, got {self._describe()}")
+        return [_Field(n, f"{self.path}[{i}]", self.file) for i, n in enumerate(self.node.value)]
+
+    def _describe(self) -> str:
+        if self.node.id == "scalar":
+            return f"{self.node.value!r}"
+        return f"a {self.node.id}"
+
+    # -- scalars
+    def value(self) -> Any:
+        if self.node.id != "scalar":
+            raise self.error(f"expected a single value, got a {self.node.id}")
+        return _resolve_scalar(self.node)
+
+    def as_str(self) -> str:
+        value = self.value()
+        if value is None or isinstance(value, bool):
+            raise self.error(f"expected a name or text, got {self._describe()}")
+        return str(value)
+
+    def as_int(self, minimum: int | None = None) -> int:
+        value = self.value()
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.error(f"expected an integer, got {self._describe()}")
+        if minimum is not None and value < minimum:
+            raise self.error(f"must be at least {minimum}, got {value}")
+        return value
+
+    def as_float(self) -> float:
+        value = self.value()
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise self.error(f"expected a number, got {self._describe()}")
+        return float(value)
+
+    def as_bool(self) -> bool:
+        value = self.value()
+        if not isinstance(value, bool):
+            raise self.error(f"expected true or false, got {self._describe()}")
+        return value
+
+    def as_quantity(self, unit: str) -> float:
+        value = self.value()
+        if value is None or isinstance(value, bool):
+            raise self.error(f"expected a quantity in {unit}, got {self._describe()}")
+        try:
+            return units.parse_quantity(value, unit).value
+        except UnitError as exc:
+            raise self.error(exc.message) from None
+
+
+def _opt(parent: _Field, key: str, convert: Callable[[_Field], Any], default: Any = None) -> Any:
+    field = parent.get(key)
+    return default if field is None else convert(field)
+
+
+def _names(field: _Field) -> tuple[str, ...]:
+    return tuple(item.as_str() for item in field.items())
+
+
+# ------------------------------------------------------------ builders
+
+def _build_machine(root: _Field, path: str | None) -> MachineModel:
+    if root.node.id != "mapping":
+        raise root.error("a machine file must be a mapping of 'field: value' entries")
+    clock = root.require("clock").as_quantity("Hz")
+    if clock <= 0:
+        raise root.require("clock").error("clock must be positive")
+    cacheline = int(root.require("cacheline size").as_quantity("B"))
+    in_core = {str(k): v.as_str() for k, v in _opt(root, "in-core model", _Field.pairs, [])}
+    hierarchy = _build_hierarchy(root.require("memory hierarchy"))
+    kernels, measurements = _build_benchmarks(root.get("benchmarks"), hierarchy)
+    return MachineModel(
+        path=path,
+        model_name=_opt(root, "model name", _Field.as_str, ""),
+        model_type=_opt(root, "model type", _Field.as_str, ""),
+        clock=clock,
+        sockets=_opt(root, "sockets", lambda f: f.as_int(1), 1),
+        cores_per_socket=root.require("cores per socket").as_int(1),
+        threads_per_core=_opt(root, "threads per core", lambda f: f.as_int(1), 1),
+        numa_domains_per_socket=_opt(root, "NUMA domains per socket", lambda f: f.as_int(1)),
+        cores_per_numa_domain=_opt(root, "cores per NUMA domain", lambda f: f.as_int(1)),
+        flops_per_cycle=_opt(root, "FLOPs per cycle", _build_flops, {}),
+        compilers=tuple((str(name), "" if flags.is_null else flags.as_str())
+                        for name, flags in _opt(root, "compiler", _Field.pairs, [])),
+        in_core_model=in_core,
+        isa=_opt(root, "isa", _Field.as_str),
+        overlapping_ports=_build_ports(root, "overlapping", in_core),
+        non_overlapping_ports=_build_ports(root, "non-overlapping", in_core),
+        cacheline_size=cacheline,
+        memory_hierarchy=hierarchy,
+        benchmark_kernels=kernels,
+        measurements=measurements,
+        transparent_hugepage=_opt(root, "transparent hugepage", _Field.as_str),
+        kerncraft_version=_opt(root, "kerncraft version", _Field.as_str),
+    )
+
+
+def _build_flops(field: _Field) -> dict[str, FlopsPerCycle]:
+    """FLOPs per cycle per precision; placeholder entries are left out."""
+    result = {}
+    for precision, entry in field.pairs():
+        values = {name: entry.get(name) for name in ("ADD", "MUL", "FMA", "total")}
+        if any(isinstance(v.value(), str) and _PLACEHOLDER.search(v.value())
+               for v in values.values() if v is not None):
+            continue
+        if values["total"] is None:
+            entry.require("total")
+        add, mul, fma, total = (0.0 if v is None else v.as_float() for v in values.values())
+        result[str(precision)] = FlopsPerCycle(add=add, mul=mul, fma=fma, total=total)
+    return result
+
+
+def _build_ports(root: _Field, kind: str, in_core: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Ports per in-core tool from '<kind> model: ports:' (or old '<kind> ports: [..]')."""
+    model = root.get(f"{kind} model")
+    if model is not None:
+        ports = model.get("ports")
+        return {} if ports is None else {str(t): _names(p) for t, p in ports.pairs()}
+    old = root.get(f"{kind} ports")
+    if old is None:
+        return {}
+    return {tool: _names(old) for tool in (in_core or {"IACA": ""})}
+
+
+def _build_hierarchy(field: _Field) -> tuple[CacheLevel, ...]:
+    entries = field.items()
+    if not entries:
+        raise field.error("the memory hierarchy needs at least the main memory level")
+    names: list[str] = []
+    for entry in entries:
+        name = entry.require("level").as_str()
+        if name in names:
+            raise entry.require("level").error(f"level {name!r} appears twice")
+        names.append(name)
+    levels = []
+    for position, entry in enumerate(entries):
+        is_last = position == len(entries) - 1
+        cache = entry.get("cache per group")
+        if is_last and cache is not None:
+            raise cache.error("the last level is main memory and must not have a "
+                              "'cache per group' (add a MEM level after the last cache)")
+        if not is_last and cache is None:
+            entry.require("cache per group")
+        levels.append(_build_level(entry, None if is_last else cache, names))
+    return tuple(levels)
+
+
+def _build_level(entry: _Field, cache: _Field | None, names: list[str]) -> CacheLevel:
+    geometry = None if cache is None else _build_geometry(cache, names)
+    size = _opt(entry, "size per group", lambda f: int(round(f.as_quantity("B"))))
+    if size is None and geometry is not None:
+        size = geometry.size
+    store_penalty = entry.get("penalty cycles per cacheline store") or \
+        entry.get("penalty cycles per cachlinie store")   # spelling in the TX2 file
+    metrics = entry.get("performance counter metrics")
+    return CacheLevel(
+        name=entry.require("level").as_str(),
+        size_per_group=size,
+        groups=_opt(entry, "groups", lambda f: f.as_int(1)),
+        cores_per_group=_opt(entry, "cores per group", lambda f: f.as_int(1)),
+        threads_per_group=_opt(entry, "threads per group", lambda f: f.as_int(1)),
+        geometry=geometry,
+        upstream_throughput=_opt(entry, "upstream throughput", _build_upstream),
+        transfers_overlap=_opt(entry, "transfers overlap", _Field.as_bool, False),
+        penalty_cycles_per_read_stream=_opt(entry, "penalty cycles per read stream",
+                                            _Field.as_float, 0.0),
+        performance_counter_metrics={} if metrics is None else
+        {str(k): "" if v.is_null else v.as_str() for k, v in metrics.pairs()},
+        penalty_cycles_per_cacheline_load=_opt(entry, "penalty cycles per cacheline load",
+                                               _Field.as_float, 0.0),
+        penalty_cycles_per_cacheline_store=0.0 if store_penalty is None
+        else store_penalty.as_float(),
+    )
+
+
+def _build_geometry(cache: _Field, names: list[str]) -> CacheGeometry:
+    def level_ref(key: str) -> str | None:
+        field = cache.get(key)
+        if field is None:
+            return None
+        name = field.as_str()
+        if name not in names:
+            raise field.error(f"unknown level {name!r} (levels: {', '.join(names)})")
+        return name
+
+    return CacheGeometry(
+        sets=cache.require("sets").as_int(1),
+        ways=cache.require("ways").as_int(1),
+        cl_size=int(cache.require("cl_size").as_quantity("B")),
+        replacement_policy=_opt(cache, "replacement_policy", _Field.as_str, "LRU"),
+        write_allocate=_opt(cache, "write_allocate", _Field.as_bool, True),
+        write_back=_opt(cache, "write_back", _Field.as_bool, True),
+        load_from=level_ref("load_from"),
+        store_to=level_ref("store_to"),
+        victims_to=level_ref("victims_to"),
+    )
+
+
+def _build_upstream(field: _Field) -> UpstreamThroughput:
+    """'[64 B/cy, half-duplex]', '[architecture code analyzer, [2D, 3D]]' or
+    '[full socket memory bandwidth, half-duplex]'."""
+    parts = field.items() if field.node.id == "sequence" else [field]
+    if not 1 <= len(parts) <= 2:
+        raise field.error("expected [throughput, duplex mode]")
+    head, tail = parts[0], (parts[1] if len(parts) == 2 else None)
+    if tail is not None and tail.node.id == "sequence":
+        if "code analyzer" not in str(head.value()):
+            raise head.error("a port list must follow 'architecture code analyzer'")
+        return UpstreamThroughput(None, None, ports=_names(tail))
+    duplex = None
+    if tail is not None and not tail.is_null:
+        duplex = tail.as_str()
+        if duplex not in _DUPLEX:
+            raise tail.error(f"expected one of {', '.join(_DUPLEX)}, got {duplex!r}")
+    if isinstance(head.value(), str) and "memory bandwidth" in head.value():
+        return UpstreamThroughput(None, duplex, from_benchmarks=True)
+    return UpstreamThroughput(head.as_quantity("B/cy"), duplex)
+
+
+def _build_benchmarks(field: _Field | None, hierarchy: tuple[CacheLevel, ...]
+                      ) -> tuple[dict[str, StreamMix], tuple[BandwidthMeasurement, ...]]:
+    if field is None:
+        return {}, ()
+    kernels = {str(name): _build_mix(entry)
+               for name, entry in _opt(field, "kernels", _Field.pairs, [])}
+    level_names = [lvl.name for lvl in hierarchy]
+    measurements = []
+    for level, per_tpc in _opt(field, "measurements", _Field.pairs, []):
+        if str(level) not in level_names:
+            raise per_tpc.error(f"measurements for unknown level {level!r}")
+        for tpc_key, entry in per_tpc.pairs():
+            measurements.append(_build_measurement(str(level), tpc_key, entry))
+    return kernels, tuple(measurements)
+
+
+def _build_mix(entry: _Field) -> StreamMix:
+    def streams(key: str) -> tuple[int, float]:
+        part = entry.require(key)
+        return (part.require("streams").as_int(0),
+                _opt(part, "bytes", lambda f: f.as_quantity("B"), 0.0))
+
+    (read, read_bytes), (write, write_bytes), (both, both_bytes) = (
+        streams("read streams"), streams("write streams"), streams("read+write streams"))
+    return StreamMix(read, read_bytes, write, write_bytes, both, both_bytes,
+                     flops_per_iteration=_opt(entry, "FLOPs per iteration", _Field.as_float, 0.0),
+                     fastest_bench_kernel=_opt(entry, "fastest bench kernel", _Field.as_str))
+
+
+def _build_measurement(level: str, tpc_key: Any, entry: _Field) -> BandwidthMeasurement:
+    tpc_field = entry.get("threads per core")
+    if tpc_field is not None:
+        tpc = tpc_field.as_int(1)
+    elif isinstance(tpc_key, int):
+        tpc = tpc_key
+    else:
+        raise entry.error("cannot tell the threads per core of this measurement "
+                          "(key is not a number and 'threads per core' is missing)")
+    cores_field = entry.require("cores")
+    cores = tuple(c.as_int(1) for c in cores_field.items())
+
+    def per_core(field: _Field, convert: Callable[[_Field], Any]) -> tuple[Any, ...]:
+        values = tuple(convert(v) for v in field.items())
+        if len(values) != len(cores):
+            raise field.error(f"has {len(values)} values but 'cores' lists {len(cores)}")
+        return values
+
+    results = {str(k): per_core(v, lambda f: f.as_quantity("B/s"))
+               for k, v in entry.require("results").pairs()}
+    optional = {key: _opt(entry, key, lambda f: per_core(f, lambda g: g.as_quantity("B")), ())
+                for key in ("size per core", "size per thread")}
+    return BandwidthMeasurement(
+        level=level, threads_per_core=tpc, cores=cores, results=results,
+        size_per_core=optional["size per core"], size_per_thread=optional["size per thread"],
+        threads=_opt(entry, "threads", lambda f: per_core(f, lambda g: g.as_int(1)), ()),
+    )

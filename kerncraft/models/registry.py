@@ -1,0 +1,89 @@
+"""Which performance models exist, and running them over the -D points.
+
+A model is a callable ``model(kernel, machine, args) -> ModelReport`` taking a
+*bound* kernel. Models that a later development stage provides are listed in
+``PLANNED`` with the stage that builds them, so the CLI can say so in one line.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence, TextIO
+
+from kerncraft.errors import KerncraftError, NotImplementedModelError
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """What a model returns: the text it prints and the numbers for --json."""
+
+    model: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+ModelFunction = Callable[..., ModelReport]
+
+PLANNED: Mapping[str, str] = {
+    "LC": "the data-traffic stage (layer conditions)",
+    "ECMData": "the data-traffic stage",
+    "RooflineFLOP": "the data-traffic stage",
+    "ECMCPU": "the source-to-prediction stage (compile + in-core analysis)",
+    "RooflineASM": "the source-to-prediction stage",
+    "ECM": "the source-to-prediction stage",
+    "Benchmark": "the benchmark stage",
+}
+
+
+def available_models() -> dict[str, ModelFunction]:
+    """Models implemented in this version (imported lazily to keep startup fast)."""
+    models: dict[str, ModelFunction] = {}
+    return models
+
+
+def _point_label(bindings: Mapping[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(bindings.items()))
+
+
+def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
+               args, out: TextIO = sys.stdout) -> int:
+    """Run every model for every -D point, print reports, write JSON if asked."""
+    from kerncraft.kernel.defines import resolve_bindings
+    from kerncraft.kernel.summary import format_kernel_summary
+
+    implemented = available_models()
+    missing = [m for m in models if m not in implemented]
+    json_points: list[dict[str, Any]] = []
+    for values in points:
+        bound = kernel.bind(resolve_bindings(kernel, values))
+        if len(points) > 1:
+            print(f"=== {_point_label(bound.bindings)} ===", file=out)
+        if args.verbose:
+            print(format_kernel_summary(bound), file=out)
+        reports = [implemented[m](bound, machine, args) for m in models if m in implemented]
+        for report in reports:
+            print(report.text, file=out)
+        json_points.append({"defines": dict(bound.bindings),
+                            "models": {r.model: dict(r.data) for r in reports}})
+    if args.json:
+        _write_json(args.json, {"kernel": kernel.filename, "machine": machine.path,
+                                "points": json_points}, out)
+    if missing:
+        name = missing[0]
+        raise NotImplementedModelError(
+            f"model {name} is not available in this version yet (it is built by "
+            f"{PLANNED.get(name, 'a later stage')})")
+    return 0
+
+
+def _write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
+    text = json.dumps(document, indent=2, sort_keys=False, default=str)
+    if target == "-":
+        print(text, file=out)
+        return
+    try:
+        with open(target, "w") as handle:
+            handle.write(text + "\n")
+    except OSError as exc:
+        raise KerncraftError(f"cannot write JSON file {target}: {exc.strerror}") from exc
