@@ -16,7 +16,14 @@ Conventions
   loop indices set to zero *and* constant terms removed, i.e. the constant
   element offset of the access relative to the "loop center"; e.g. for
   ``a[j-1][i]`` in a j,i nest with ``double a[M][N]``: linear ``(j-1)*N + i``,
-  offset ``-N``.
+  offset ``-N``. In other words the offset is ``linear_index`` with every
+  loop index set to zero (the part of the address that does not move with
+  the loop); direct accesses such as ``a[0][i]`` simply contribute their
+  constant part.
+* ``KernelModel.accesses`` is in source order statement by statement; within
+  one statement the reads come in evaluation order and the write last (a
+  compound ``x += y`` is read x, read y, write x), which is the order a
+  cache simulator should replay them in.
 """
 from __future__ import annotations
 
@@ -33,10 +40,16 @@ AccessKind = Literal["read", "write"]
 
 @dataclass(frozen=True)
 class Constant:
-    """A symbolic constant of the kernel (e.g. ``N``); bound with -D."""
+    """A symbolic constant of the kernel (e.g. ``N``); bound with -D.
+
+    ``line``/``col`` locate its first use, so that an unbound constant can be
+    reported where the user wrote it.
+    """
 
     name: str
     symbol: sympy.Symbol
+    line: int | None = None
+    col: int | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,7 @@ class Array:
     element_size: int                    # bytes, from ELEMENT_SIZES
     dimensions: tuple[sympy.Expr, ...]   # sizes in elements, outermost first
     line: int | None = None
+    col: int | None = None
 
     @property
     def is_scalar(self) -> bool:
@@ -113,6 +127,10 @@ class KernelModel:
     math_calls: Mapping[str, int]
     pragmas: tuple[str, ...] = ()
     bindings: Mapping[str, int] = field(default_factory=dict)  # -D values applied
+    # Accesses of statements outside the innermost loop (e.g. ``s = 0.;``
+    # before an inner loop or ``b[j] = s;`` after it). They run once per
+    # outer iteration, so they are kept apart and never count as flops.
+    outer_accesses: tuple[Access, ...] = ()
 
     # --- convenience views -------------------------------------------------
     @property
@@ -127,10 +145,68 @@ class KernelModel:
         return tuple(a for a in self.accesses if a.kind == "write"
                      and (array is None or a.array == array))
 
-    def iteration_count(self) -> sympy.Expr:
-        """Total innermost iterations of the nest (sums over triangular bounds)."""
-        raise NotImplementedError  # provided by the parser module's implementation
+    @property
+    def loop_symbols(self) -> tuple[sympy.Symbol, ...]:
+        """Loop index symbols, outermost first."""
+        return tuple(loop.symbol for loop in self.loops)
 
-    def bind(self, values: Mapping[str, int]) -> "KernelModel":
-        """Return a copy with constants substituted (and validated > 0 for sizes)."""
-        raise NotImplementedError
+    @property
+    def constant_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.constants)
+
+    def unbound_constants(self) -> tuple[Constant, ...]:
+        """Constants that :meth:`bind` has not given a value yet."""
+        return tuple(c for c in self.constants if c.name not in self.bindings)
+
+    def iteration_count(self) -> sympy.Expr:
+        """Total innermost iterations of the nest (sums over triangular bounds).
+
+        Rectangular levels multiply their ``trip_count()`` (clamped at zero, so
+        the value is exact once all constants are bound). A level whose inner
+        count depends on its own index (triangular nest) is summed with
+        ``sympy.summation``; there the inner trip counts are assumed
+        non-negative over the summation range (true for every sensible
+        triangular nest), which lets sympy find a closed form such as
+        ``N*(N + 1)/2``. If none exists an unevaluated ``Sum`` is returned
+        (evaluated to a number automatically once all constants are bound).
+        """
+        count: sympy.Expr = sympy.Integer(1)
+        for loop in reversed(self.loops):
+            if not count.has(loop.symbol):
+                count = loop.trip_count() * count
+                continue
+            count = _strip_zero_max(count)
+            if loop.step == 1:
+                count = sympy.summation(count, (loop.symbol, loop.start, loop.end - 1))
+            elif loop.step == -1:
+                count = sympy.summation(count, (loop.symbol, loop.end + 1, loop.start))
+            else:
+                t = sympy.Dummy("t", integer=True, nonnegative=True)
+                trips = _strip_zero_max(loop.trip_count())
+                count = sympy.summation(count.subs(loop.symbol, loop.start + loop.step * t),
+                                        (t, 0, trips - 1))
+            count = sympy.expand(count)
+        if not count.free_symbols and not count.is_number:
+            count = count.doit()   # bound kernel: evaluate a remaining Sum exactly
+        return count
+
+    def bind(self, values: Mapping[str, int], partial: bool = False) -> "KernelModel":
+        """Return a copy with constants substituted (and validated > 0 for sizes).
+
+        ``values`` may hold names the kernel does not use (ignored, so one set
+        of -D values can serve several kernels). Unless ``partial`` is true,
+        every constant must get a value; a missing one raises
+        :class:`~kerncraft.errors.KernelError` located at its first use. An
+        array dimension that is not positive after binding raises at the
+        array's declaration.
+        """
+        from kerncraft.kernel.binding import bind_kernel
+
+        return bind_kernel(self, values, partial=partial)
+
+
+def _strip_zero_max(expr: sympy.Expr) -> sympy.Expr:
+    """Replace ``Max(0, x)`` by ``x`` (see :meth:`KernelModel.iteration_count`)."""
+    return expr.replace(
+        lambda e: isinstance(e, sympy.Max) and len(e.args) == 2 and sympy.S.Zero in e.args,
+        lambda e: e.args[1] if e.args[0] == 0 else e.args[0])

@@ -1,0 +1,456 @@
+"""Register/flag dependency graph of a loop body: critical path and loop-carried chains.
+
+Graph
+-----
+Every instruction ``i`` is an *op* node ``(i, 'op')``. An instruction that
+reads memory gets a second node ``(i, 'load')`` in front of it:
+
+* the producers of its address registers (``DataFlow.address_sources``) feed
+  the load node, and the load node feeds the op node with the load latency
+  (``InstructionCost.load_latency``);
+* its other register/flag sources feed the op node directly.
+
+So a value computed just before an FMA with a memory operand is delayed only
+by the FMA's own latency, while the memory operand is charged the load
+latency -- the load can start as soon as its address is known, long before the
+arithmetic inputs arrive (the load/arithmetic split of the thesis, Sect. 3.2.2).
+Without a memory read, address registers (``lea``, stores) feed the op node.
+
+An edge ``u -> v`` means that ``v`` reads a key (register alias root or one
+status flag) last written by ``u``; its weight is the latency of the producer
+(``cost.latency`` for op nodes, ``cost.load_latency`` for load -> op).
+Only read-after-write edges exist: renaming removes the others. A zero idiom
+(``breaks_dependency``) reads nothing, so it cuts every chain through it.
+Unknown instructions (no cost) are kept as zero-latency nodes.
+
+Memory: optionally (``store_forward_latency`` given) a store makes its address
+expression a key as well; a later load of the same expression depends on the
+store with the store-forwarding latency. This catches values kept in a stack
+slot across iterations (``-O1`` code), see :func:`build_graph` for the limits.
+
+Edges carry a *distance*: 0 inside one iteration, 1 from the last writer of a
+key in iteration ``k`` to a reader in iteration ``k+1`` that reads the key
+before the body writes it (an upward-exposed use).
+
+Critical path
+-------------
+The distance-0 edges form a DAG (they point forward in program order, load
+before op). The critical path is the longest path in it, plus the latency of
+its final instruction if that instruction produces a register/flag value
+(stores and branches complete nothing that another instruction waits for in
+this iteration, so they add 0).
+
+Loop-carried dependencies
+-------------------------
+A dependency cycle crossing ``k`` back edges with total latency ``L`` limits the
+loop to ``L/k`` cycles per iteration (the thesis's doubled-kernel search only
+sees ``k = 1``; the register-swap loop of its Sect. 3.2.3 needs ``k = 2``). The
+LCD bound is the *maximum cycle ratio*, computed per strongly connected
+component without enumerating paths: the heads of the back edges become the
+nodes of a reduced graph ``H``; its edge ``a -> b`` carries the longest
+distance-0 path from head ``a`` to the tail of a back edge into ``b``, plus that
+back edge. Each cycle of the full graph splits at its back edges into such
+segments, so the maximum cycle ratio equals the maximum *mean* cycle of ``H``,
+found exactly (latencies scaled to integers) by Karp's algorithm in
+``O(|H| * |E_H|)``. A cycle attaining it is read off the edges that are tight
+under the longest-path potentials for the weights ``w - lambda``.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+import networkx as nx
+
+from kerncraft.incore.model import DataFlow, DependencyChain, InstructionCost, Memory
+from kerncraft.incore.registers import alias_root as registers_root
+
+__all__ = ["Node", "DepEdge", "DepGraph", "CriticalPath", "build_graph", "critical_path",
+           "loop_carried", "max_cycle_ratio", "memory_key", "karp_max_mean_cycle",
+           "edge_contributions"]
+
+Node = tuple[int, str]          # (instruction index, 'load' | 'op')
+_KIND_ORDER = {"load": 0, "op": 1}
+
+
+def _order(node: Node) -> tuple[int, int]:
+    return node[0], _KIND_ORDER[node[1]]
+
+
+@dataclass(frozen=True)
+class DepEdge:
+    src: Node
+    dst: Node
+    weight: float
+    distance: int                 # 0 = same iteration, 1 = next iteration
+    keys: frozenset[str]          # registers / flags / 'mem' carrying the value
+
+
+@dataclass(frozen=True)
+class DepGraph:
+    """Dependency graph of one loop body (see module docstring)."""
+
+    size: int                                   # number of instructions
+    nodes: tuple[Node, ...]                     # in program order
+    edges: tuple[DepEdge, ...]
+    completion: Mapping[Node, float] = field(default_factory=dict)   # sink latency
+
+    def to_networkx(self) -> nx.MultiDiGraph:
+        g = nx.MultiDiGraph()
+        g.add_nodes_from(self.nodes)
+        for e in self.edges:
+            g.add_edge(e.src, e.dst, weight=e.weight, distance=e.distance,
+                       keys=tuple(sorted(e.keys)))
+        return g
+
+
+@dataclass(frozen=True)
+class CriticalPath:
+    length: float
+    nodes: tuple[Node, ...]
+    instructions: tuple[int, ...]
+    contributions: Mapping[int, float]           # instruction -> cycles on the path
+    edges: tuple[DepEdge, ...] = ()
+
+
+def memory_key(mem: Memory) -> str:
+    """Dependency key of a memory operand: its address expression, AT&T-like."""
+    disp = (mem.symbol or "") + (f"{mem.displacement:+d}" if mem.symbol and mem.displacement
+                                 else (str(mem.displacement) if mem.displacement else ""))
+    regs = ",".join(filter(None, [f"%{mem.base.name}" if mem.base else "",
+                                  f"%{mem.index.name}" if mem.index else ""]))
+    if mem.index is not None and mem.scale != 1:
+        regs += f",{mem.scale}"
+    seg = f"%{mem.segment}:" if mem.segment else ""
+    return f"mem:{seg}{disp}({regs})" if regs else f"mem:{seg}{disp or '0'}"
+
+
+def _root(name: str) -> str:
+    try:
+        return registers_root(name)
+    except Exception:  # noqa: BLE001 - a name the register table does not know
+        return name
+
+
+class _Builder:
+    """Walks the body once, connecting every read to the key's last writer."""
+
+    def __init__(self, flows: Sequence[DataFlow], costs: Sequence[InstructionCost | None],
+                 store_forward_latency: float | None):
+        self.flows, self.costs = flows, costs
+        self.sfl = store_forward_latency
+        self.nodes: list[Node] = []
+        self.edges: dict[tuple[Node, Node, int], tuple[float, set[str]]] = {}
+        self.last_writer: dict[str, tuple[Node, float]] = {}
+        self.exposed: list[tuple[str, Node]] = []     # reads before any write in the body
+        self.completion: dict[Node, float] = {}
+        written = set().union(*(f.destinations for f in flows)) if flows else set()
+        self.written_regs = written
+
+    def latency_of(self, node: Node) -> float:
+        cost = self.costs[node[0]]
+        if cost is None:
+            return 0.0
+        return float(cost.load_latency if node[1] == "load" else cost.latency)
+
+    def add(self, src: Node, dst: Node, distance: int, key: str, weight: float) -> None:
+        old, keys = self.edges.get((src, dst, distance), (weight, set()))
+        keys.add(key)
+        self.edges[(src, dst, distance)] = (max(old, weight), keys)
+
+    def read(self, key: str, dst: Node, carried: bool = True) -> None:
+        if key in self.last_writer:
+            src, weight = self.last_writer[key]
+            self.add(src, dst, 0, key, weight)
+        elif carried:
+            self.exposed.append((key, dst))
+
+    def _memory_keys(self, mems: Sequence[Memory]) -> list[tuple[str, bool]]:
+        """(key, may be loop-carried): only loop-invariant addresses carry across."""
+        out = []
+        for mem in mems:
+            regs = {_root(r.name) for r in (mem.base, mem.index) if r is not None}
+            out.append((memory_key(mem), not (regs & self.written_regs)))
+        return out
+
+    def instruction(self, i: int) -> None:
+        flow, cost = self.flows[i], self.costs[i]
+        op: Node = (i, "op")
+        if flow.memory_reads or (cost is not None and cost.has_load):
+            load: Node = (i, "load")
+            self.nodes.append(load)
+            for key in sorted(flow.address_sources):
+                self.read(key, load)
+            self.add(load, op, 0, "mem", self.latency_of(load))
+            data_keys = flow.sources - flow.address_sources
+        else:
+            data_keys = flow.sources | flow.address_sources
+        self.nodes.append(op)
+        if not flow.breaks_dependency:
+            for key in sorted(data_keys):
+                self.read(key, op)
+        if self.sfl is not None:
+            for key, carried in self._memory_keys(flow.memory_reads):
+                self.read(key, op, carried)
+        for key in flow.destinations:
+            self.last_writer[key] = (op, self.latency_of(op))
+        if self.sfl is not None:
+            for key, _ in self._memory_keys(flow.memory_writes):
+                self.last_writer[key] = (op, float(self.sfl))
+        self.completion[op] = self.latency_of(op) if flow.destinations else 0.0
+
+    def finish(self) -> DepGraph:
+        for key, dst in self.exposed:
+            if key in self.last_writer:
+                src, weight = self.last_writer[key]
+                self.add(src, dst, 1, key, weight)
+        edges = tuple(DepEdge(s, d, w, dist, frozenset(k))
+                      for (s, d, dist), (w, k) in self.edges.items())
+        return DepGraph(len(self.flows), tuple(self.nodes), edges, self.completion)
+
+
+def build_graph(flows: Sequence[DataFlow], costs: Sequence[InstructionCost | None],
+                store_forward_latency: float | None = None) -> DepGraph:
+    """Dependency graph from per-instruction data flow and costs.
+
+    With ``store_forward_latency`` a store also "writes" the key of its address
+    expression and a later load of the *same expression* depends on it with
+    that latency (store-to-load forwarding, the load's own latency replaced).
+    Across the back edge this is only done for addresses whose registers the
+    body never writes (stack slots, fixed locations), which are the same in
+    every iteration; addresses that move with an induction variable and
+    partially overlapping accesses are not matched.
+    """
+    builder = _Builder(flows, costs, store_forward_latency)
+    for i in range(len(flows)):
+        builder.instruction(i)
+    return builder.finish()
+
+
+def critical_path(graph: DepGraph) -> CriticalPath:
+    """Longest dependency path through one iteration (distance-0 edges)."""
+    incoming: dict[Node, list[DepEdge]] = {n: [] for n in graph.nodes}
+    for e in graph.edges:
+        if e.distance == 0:
+            incoming[e.dst].append(e)
+    dist: dict[Node, float] = {}
+    best_in: dict[Node, DepEdge | None] = {}
+    for node in sorted(graph.nodes, key=_order):
+        dist[node], best_in[node] = 0.0, None
+        # ties go to the earliest producer: the longer, more readable chain
+        for e in sorted(incoming[node], key=lambda e: _order(e.src)):
+            if dist[e.src] + e.weight > dist[node]:
+                dist[node], best_in[node] = dist[e.src] + e.weight, e
+    if not graph.nodes:
+        return CriticalPath(0.0, (), (), {})
+    end = max(graph.nodes, key=lambda n: (dist[n] + graph.completion.get(n, 0.0), _order(n)))
+    length = dist[end] + graph.completion.get(end, 0.0)
+    path_edges: list[DepEdge] = []
+    node = end
+    while best_in[node] is not None:
+        edge = best_in[node]
+        assert edge is not None
+        path_edges.append(edge)
+        node = edge.src
+    path_edges.reverse()
+    path_nodes = (node,) + tuple(e.dst for e in path_edges)
+    contributions: dict[int, float] = {}
+    for e in path_edges:
+        contributions[e.src[0]] = contributions.get(e.src[0], 0.0) + e.weight
+    contributions[end[0]] = contributions.get(end[0], 0.0) + graph.completion.get(end, 0.0)
+    instructions = tuple(dict.fromkeys(n[0] for n in path_nodes))
+    return CriticalPath(length, path_nodes, instructions, contributions, tuple(path_edges))
+
+
+# --------------------------------------------------------------------------- LCD
+
+@functools.lru_cache(maxsize=4096)
+def _frac(x: float) -> Fraction:
+    """Exact rational of a latency (cached: the same few values recur)."""
+    return Fraction(x).limit_denominator(10**6)
+
+
+def karp_max_mean_cycle(n: int, edges: Sequence[tuple[int, int, int | Fraction]]
+                        ) -> Fraction | None:
+    """Maximum mean cycle of a graph with nodes ``0..n-1`` (Karp, exact).
+
+    A virtual source reaches every node with a zero edge, so the graph need
+    not be strongly connected. Weights may be ints or Fractions (ints are
+    much faster). Returns ``None`` for an acyclic graph.
+    """
+    table: list[list[Any]] = [[0] * n]
+    for _ in range(n):
+        prev = table[-1]
+        row: list[Any] = [None] * n
+        for u, v, w in edges:
+            if prev[u] is not None:
+                cand = prev[u] + w
+                if row[v] is None or cand > row[v]:
+                    row[v] = cand
+        table.append(row)
+    best: Fraction | None = None
+    for v in range(n):
+        last = table[n][v]
+        if last is None:
+            continue
+        worst: Fraction | None = None
+        for k in range(n):
+            dk = table[k][v]
+            if dk is not None:
+                val = Fraction(last - dk) / (n - k)
+                if worst is None or val < worst:
+                    worst = val
+        if worst is not None and (best is None or worst > best):
+            best = worst
+    return best
+
+
+def _critical_cycle(n: int, edges: Sequence[tuple[int, int, int]], lam: Fraction) -> list[int]:
+    """Indices into ``edges`` of one cycle whose mean weight is ``lam``.
+
+    Longest-path potentials for the weights ``w - lam`` (scaled by the
+    denominator of ``lam`` to stay in integers); every cycle made of tight
+    edges has mean exactly ``lam``.
+    """
+    p, q = lam.numerator, lam.denominator
+    shifted = [(u, v, w * q - p) for u, v, w in edges]
+    pot = [0] * n
+    for _ in range(n):
+        changed = False
+        for u, v, w in shifted:
+            if pot[u] + w > pot[v]:
+                pot[v] = pot[u] + w
+                changed = True
+        if not changed:
+            break
+    tight = nx.DiGraph()
+    for idx, (u, v, w) in enumerate(shifted):
+        if pot[u] + w == pot[v]:
+            tight.add_edge(u, v, idx=idx)
+    cycle = nx.find_cycle(tight)
+    return [tight.edges[u, v]["idx"] for u, v in cycle]
+
+
+def _longest_from(start: Node, ordered: Sequence[Node], members: set[Node],
+                  succ: Mapping[Node, list[tuple[DepEdge, int]]]
+                  ) -> tuple[dict[Node, int], dict[Node, DepEdge]]:
+    """Longest distance-0 paths from ``start`` inside one SCC (integer weights).
+
+    ``ordered`` lists the SCC in program order, a topological order of the
+    distance-0 edges.
+    """
+    dist: dict[Node, int] = {start: 0}
+    pred: dict[Node, DepEdge] = {}
+    for node in ordered[ordered.index(start):]:
+        if node not in dist:
+            continue
+        for e, w in succ.get(node, ()):
+            if e.dst in members:
+                cand = dist[node] + w
+                if e.dst not in dist or cand > dist[e.dst]:
+                    dist[e.dst], pred[e.dst] = cand, e
+    return dist, pred
+
+
+def _scc_chain(members: set[Node], edges: Sequence[DepEdge]
+               ) -> tuple[Fraction, list[DepEdge]] | None:
+    """Maximum cycle ratio of one SCC and the edges of a cycle attaining it.
+
+    ``edges`` are the edges inside the SCC. The reduced graph has one node per
+    distinct *head* of a back edge; its edge ``a -> b`` is the heaviest
+    "longest path from head a to the tail of a back edge into b, plus that
+    back edge". Latencies are scaled to integers for speed and exactness.
+    """
+    back = [e for e in edges if e.distance == 1]
+    if not back:
+        return None
+    scale = math.lcm(*(_frac(e.weight).denominator for e in edges))
+    weight = {e: int(_frac(e.weight) * scale) for e in edges}
+    succ: dict[Node, list[tuple[DepEdge, int]]] = {}
+    for e in edges:
+        if e.distance == 0:
+            succ.setdefault(e.src, []).append((e, weight[e]))
+    ordered = sorted(members, key=_order)
+    heads = sorted({e.dst for e in back}, key=_order)
+    index = {h: k for k, h in enumerate(heads)}
+    longest = {h: _longest_from(h, ordered, members, succ) for h in heads}
+    best: dict[tuple[int, int], tuple[int, DepEdge]] = {}
+    for a, head in enumerate(heads):
+        dist = longest[head][0]
+        for e in back:
+            if e.src in dist:
+                w = dist[e.src] + weight[e]
+                key = (a, index[e.dst])
+                if key not in best or w > best[key][0]:
+                    best[key] = (w, e)
+    reduced = [(a, b, w) for (a, b), (w, _) in best.items()]
+    lam = karp_max_mean_cycle(len(heads), reduced)
+    if lam is None:
+        return None
+    cycle_edges: list[DepEdge] = []
+    for idx in _critical_cycle(len(heads), reduced, lam):
+        a, b, _ = reduced[idx]
+        closing = best[(a, b)][1]
+        pred = longest[heads[a]][1]
+        path: list[DepEdge] = []
+        node = closing.src
+        while node != heads[a]:
+            path.append(pred[node])
+            node = pred[node].src
+        cycle_edges.extend(reversed(path))
+        cycle_edges.append(closing)
+    return lam / scale, cycle_edges
+
+
+def _chain_from_edges(lam: Fraction, cycle: list[DepEdge]) -> DependencyChain:
+    first = min(range(len(cycle)), key=lambda k: _order(cycle[k].src))
+    cycle = cycle[first:] + cycle[:first]          # start at the earliest instruction
+    instructions = tuple(dict.fromkeys(e.src[0] for e in cycle))
+    via: list[str] = []
+    for e in cycle:
+        for key in sorted(e.keys):
+            if key not in via:
+                via.append(key)
+    return DependencyChain(instructions=instructions, latency=float(lam), via=tuple(via))
+
+
+def loop_carried(graph: DepGraph) -> tuple[float, tuple[DependencyChain, ...],
+                                           tuple[tuple[DepEdge, ...], ...]]:
+    """LCD bound (cycles per iteration), one chain per cyclic SCC, and its edges.
+
+    Chains are sorted by decreasing latency, so ``chains[0]`` is the LCD.
+    """
+    g = nx.DiGraph()
+    g.add_nodes_from(graph.nodes)
+    g.add_edges_from((e.src, e.dst) for e in graph.edges)
+    components = [set(c) for c in nx.strongly_connected_components(g)]
+    where = {node: k for k, comp in enumerate(components) for node in comp}
+    inside: list[list[DepEdge]] = [[] for _ in components]
+    for e in graph.edges:
+        if where[e.src] == where[e.dst]:
+            inside[where[e.src]].append(e)
+    found: list[tuple[DependencyChain, tuple[DepEdge, ...]]] = []
+    for component, edges in zip(components, inside):
+        result = _scc_chain(component, edges) if edges else None
+        if result is not None:
+            lam, edges = result
+            found.append((_chain_from_edges(lam, edges), tuple(edges)))
+    found.sort(key=lambda item: (-item[0].latency, item[0].instructions))
+    lcd = found[0][0].latency if found else 0.0
+    return lcd, tuple(c for c, _ in found), tuple(e for _, e in found)
+
+
+def max_cycle_ratio(graph: DepGraph) -> float:
+    """Convenience: the LCD bound alone."""
+    return loop_carried(graph)[0]
+
+
+def edge_contributions(edges: Sequence[DepEdge]) -> dict[int, float]:
+    """Cycles each instruction contributes along a path or cycle (by producer)."""
+    out: dict[int, float] = {}
+    for e in edges:
+        out[e.src[0]] = out.get(e.src[0], 0.0) + e.weight
+    return out

@@ -1,0 +1,145 @@
+"""-D constant bindings: ``-D KEY VALUE`` as in Kerncraft 0.8.
+
+VALUE is either a positive integer (``1000``) or a range
+``start-stop[:num[log[base]]]``:
+
+* ``start-stop`` alone gives ``num = 10`` points;
+* points are spaced linearly between start and stop, both included, and
+  rounded to the nearest integer (``10-100:4`` -> 10, 40, 70, 100);
+* with ``log`` they are spaced geometrically (``1-1000:4log`` -> 1, 10, 100,
+  1000). ``logB`` names the base (``2-16:4log2``). Geometric spacing between two
+  fixed endpoints does not depend on the base, so the base only exists for
+  command-line compatibility; it is validated but changes no point;
+* duplicates produced by rounding are dropped, order kept.
+
+Several -D options give the cartesian product of their values, first option
+slowest (:func:`expand_defines`). The key ``.`` gives a default for every
+constant of the kernel without an explicit -D (:func:`resolve_bindings`). A
+key given twice keeps the last value, as with repeated command-line options.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+from kerncraft.errors import DefineError, SourceLocation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kerncraft.kernel.model import KernelModel
+
+DEFAULT_KEY = "."
+DEFAULT_POINTS = 10
+
+_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+_RANGE_RE = re.compile(
+    r"^(?P<start>[+-]?\d+)-(?P<stop>[+-]?\d+)"
+    r"(?::(?P<num>[+-]?\d+)(?P<log>log(?P<base>\d*))?)?$")
+
+
+@dataclass(frozen=True)
+class Define:
+    """One parsed ``-D KEY VALUE``: the key and its value(s) in order."""
+
+    key: str
+    values: tuple[int, ...]
+    text: str = ""
+
+
+def parse_define(key: str, value: str) -> Define:
+    """Parse one -D binding; raise DefineError with a message naming the option."""
+    if key != DEFAULT_KEY and not _KEY_RE.match(key or ""):
+        raise DefineError(f"-D {key} {value}: '{key}' is not a valid constant name "
+                          "(a C identifier, or '.' for the default of all constants)")
+    text = value.strip()
+    if re.fullmatch(r"[+-]?\d+", text):
+        return Define(key, (_positive(key, value, int(text), "value"),), value)
+    match = _RANGE_RE.match(text)
+    if match is None:
+        raise DefineError(f"-D {key} {value}: value must be a positive integer or a range "
+                          "start-stop[:num[log[base]]], e.g. 1000, 10-100:4 or 1-1000:4log")
+    start = _positive(key, value, int(match["start"]), "range start")
+    stop = _positive(key, value, int(match["stop"]), "range stop")
+    if stop < start:
+        raise DefineError(f"-D {key} {value}: range stop {stop} is smaller than start {start}")
+    num = int(match["num"]) if match["num"] is not None else DEFAULT_POINTS
+    if num < 1:
+        raise DefineError(f"-D {key} {value}: number of points must be at least 1, got {num}")
+    if match["log"] is not None:
+        base = int(match["base"]) if match["base"] else 10
+        if base < 2:
+            raise DefineError(f"-D {key} {value}: logarithm base must be at least 2, "
+                              f"got {base}")
+        points = _log_points(start, stop, num, base)
+    else:
+        points = _linear_points(start, stop, num)
+    return Define(key, tuple(dict.fromkeys(points)), value)
+
+
+def _positive(key: str, value: str, number: int, what: str) -> int:
+    if number < 1:
+        raise DefineError(f"-D {key} {value}: {what} {number} is not positive; constants "
+                          "are sizes and must be at least 1")
+    return number
+
+
+def _round(x: float) -> int:
+    """Round half up (Python's round() would round 2.5 to 2)."""
+    return int(math.floor(x + 0.5))
+
+
+def _linear_points(start: int, stop: int, num: int) -> list[int]:
+    if num == 1:
+        return [start]
+    return [_round(start + k * (stop - start) / (num - 1)) for k in range(num)]
+
+
+def _log_points(start: int, stop: int, num: int, base: int) -> list[int]:
+    if num == 1:
+        return [start]
+    lo, hi = math.log(start, base), math.log(stop, base)
+    inner = [_round(base ** (lo + k * (hi - lo) / (num - 1))) for k in range(1, num - 1)]
+    return [start, *inner, stop]   # exact endpoints despite floating-point logs
+
+
+def expand_defines(pairs: Iterable[tuple[str, str]]) -> list[dict[str, int]]:
+    """Cartesian product of all -D values, the first key varying slowest.
+
+    ``[("N", "10-30:3"), ("M", "1-2:2")]`` gives N=10,M=1; N=10,M=2; N=20,M=1; ...
+    No pairs give one empty point, so callers can always loop over the result.
+    """
+    values: dict[str, tuple[int, ...]] = {}
+    for key, value in pairs:
+        define = parse_define(key, value)
+        values[define.key] = define.values
+    keys = list(values)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*values.values())]
+
+
+def resolve_bindings(kernel: "KernelModel",
+                     define_points: Iterable[Mapping[str, int]]) -> list[dict[str, int]]:
+    """Complete each point to a value for every constant of ``kernel``.
+
+    Explicit keys win over the ``.`` default; keys the kernel does not use are
+    dropped (one command line may serve several kernels). A constant without
+    any value raises DefineError at its first use in the kernel. Points that
+    become identical (e.g. a ``.`` range shadowed by explicit keys) are merged.
+    """
+    resolved: list[dict[str, int]] = []
+    for point in define_points:
+        binding: dict[str, int] = {}
+        for const in kernel.constants:
+            if const.name in point:
+                binding[const.name] = point[const.name]
+            elif DEFAULT_KEY in point:
+                binding[const.name] = point[DEFAULT_KEY]
+            else:
+                raise DefineError(
+                    f"constant '{const.name}' has no value; pass -D {const.name} VALUE "
+                    f"(or -D . VALUE as a default for all constants)",
+                    SourceLocation(kernel.filename, const.line, const.col))
+        if binding not in resolved:
+            resolved.append(binding)
+    return resolved

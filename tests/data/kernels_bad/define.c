@@ -1,0 +1,5 @@
+/* bad: preprocessor define */
+#define N 1000
+double a[N];
+for (int i = 0; i < N; ++i)
+    a[i] = 1.0;

@@ -1,0 +1,3 @@
+/* bad: no loop */
+double a[N], s;
+s = a[0];

@@ -1,0 +1,4 @@
+/* bad: pointer arithmetic through an array name */
+double a[N];
+for (int i = 0; i < N; ++i)
+    *(a + i) = 1.0;

@@ -1,0 +1,4 @@
+/* bad: missing semicolon */
+double a[N]
+for (int i = 0; i < N; ++i)
+    a[i] = 1.0;

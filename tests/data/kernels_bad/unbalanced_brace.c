@@ -1,0 +1,5 @@
+/* bad: a closing brace without an opening one */
+double a[N];
+for (int i = 0; i < N; ++i)
+    a[i] = 1.0;
+}

@@ -1,0 +1,5 @@
+/* bad: while loop */
+double a[N];
+int i;
+while (i < N)
+    a[i] = 0.0;
