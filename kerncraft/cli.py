@@ -104,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-C", "--compiler", default=None,
                         help="compiler to use (default: the machine file's first compiler)")
     parser.add_argument("--compiler-flags", default=None,
-                        help="compiler flags (default: the machine file's flags for the compiler)")
+                        help="compiler flags (default: the machine file's flags for the compiler); "
+                             "write --compiler-flags='-O2 ...' when they start with '-'")
     parser.add_argument("-i", "--incore-model", default="kerncraft", metavar="MODEL",
                         help="in-core analyzer: kerncraft (built-in, default), OSACA, LLVM-MCA")
     parser.add_argument("--asm-block", type=_asm_block, default="auto",
@@ -150,8 +151,9 @@ def _read_kernel_source(path_text: str) -> str:
         raise KerncraftError(f"cannot read kernel file {path_text}: {exc.strerror}") from exc
 
 
-def run(args: argparse.Namespace, out=sys.stdout) -> int:
+def run(args: argparse.Namespace, out=None) -> int:
     """Run the models for every -D point; returns the process exit code."""
+    out = out if out is not None else sys.stdout
     from kerncraft.machine.loader import load_machine
     from kerncraft.kernel.parser import parse_kernel
     from kerncraft.kernel.defines import expand_defines

@@ -26,9 +26,6 @@ class ModelReport:
 ModelFunction = Callable[..., ModelReport]
 
 PLANNED: Mapping[str, str] = {
-    "LC": "the data-traffic stage (layer conditions)",
-    "ECMData": "the data-traffic stage",
-    "RooflineFLOP": "the data-traffic stage",
     "ECMCPU": "the source-to-prediction stage (compile + in-core analysis)",
     "RooflineASM": "the source-to-prediction stage",
     "ECM": "the source-to-prediction stage",
@@ -36,10 +33,20 @@ PLANNED: Mapping[str, str] = {
 }
 
 
-def available_models() -> dict[str, ModelFunction]:
-    """Models implemented in this version (imported lazily to keep startup fast)."""
-    models: dict[str, ModelFunction] = {}
-    return models
+IMPLEMENTED: Mapping[str, str] = {
+    "ECMData": "kerncraft.models.ecm_data:ecm_data_model",
+    "RooflineFLOP": "kerncraft.models.roofline:roofline_flop_model",
+    "LC": "kerncraft.models.lc:lc_model",
+}
+"""Models of this version, as 'module:function' (imported only when used)."""
+
+
+def load_model(name: str) -> ModelFunction:
+    """Import and return the function of an implemented model."""
+    import importlib
+
+    module_name, function = IMPLEMENTED[name].split(":")
+    return getattr(importlib.import_module(module_name), function)
 
 
 def _point_label(bindings: Mapping[str, int]) -> str:
@@ -47,17 +54,19 @@ def _point_label(bindings: Mapping[str, int]) -> str:
 
 
 def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
-               args, out: TextIO = sys.stdout) -> int:
+               args, out: TextIO | None = None) -> int:
     """Run every model for every -D point, print reports, write JSON if asked."""
+    out = out if out is not None else sys.stdout
     from kerncraft.kernel.defines import resolve_bindings
     from kerncraft.kernel.summary import format_kernel_summary
 
-    implemented = available_models()
-    missing = [m for m in models if m not in implemented]
+    missing = [m for m in models if m not in IMPLEMENTED]
+    implemented = {m: load_model(m) for m in models if m in IMPLEMENTED}
     json_points: list[dict[str, Any]] = []
-    for values in points:
-        bound = kernel.bind(resolve_bindings(kernel, values))
-        if len(points) > 1:
+    bindings = resolve_bindings(kernel, points)
+    for values in bindings:
+        bound = kernel.bind(values)
+        if len(bindings) > 1:
             print(f"=== {_point_label(bound.bindings)} ===", file=out)
         if args.verbose:
             print(format_kernel_summary(bound), file=out)

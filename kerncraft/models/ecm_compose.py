@@ -1,0 +1,105 @@
+"""Composition of the ECM model from in-core and data-transfer times.
+
+All times are cycles per cache line of work (cy/CL). With the in-core
+contributions T_OL (overlapping: arithmetic, and the loop-carried dependency
+and front-end bounds, which also overlap with data transfers) and T_nOL
+(non-overlapping: the load/store data ports named in the machine file), and the
+link times T_L1L2, T_L2L3, T_L3MEM, the prediction for data in level k is::
+
+    T_k = max(T_OL, overlapping link times up to k, T_nOL + non-overlapping link times up to k)
+
+A link is overlapping when its lower level says ``transfers overlap: true``
+in the machine file; on Intel machines no link overlaps and this is the
+familiar T_k = max(T_OL, T_nOL + T_L1L2 + ... ). Multicore scaling: the
+kernel saturates the memory interface at ``n_s = ceil(T_MEM / T_L3MEM,sat)``
+cores, where T_L3MEM,sat is the memory transfer time at the saturated
+(highest measured) bandwidth of one NUMA domain; the time for ``n`` cores is
+``max(T_MEM / n, T_L3MEM(n))`` with the bandwidth measured on ``n`` cores.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class ECMContribution:
+    name: str            # 'T_L1L2', ...
+    cycles: float        # cy/CL
+    overlapping: bool
+
+
+@dataclass(frozen=True)
+class ECMPrediction:
+    """The ECM model of one kernel on one machine, single core, in cy/CL."""
+
+    t_ol: float
+    t_nol: float
+    contributions: tuple[ECMContribution, ...]     # T_L1L2, T_L2L3, ..., T_L3MEM
+    levels: tuple[str, ...]                        # L1, L2, L3, MEM (data location)
+    predictions: tuple[float, ...]                 # T_L1, T_L2, T_L3, T_MEM
+
+    @property
+    def memory_time(self) -> float:
+        return self.predictions[-1]
+
+    def notation(self) -> str:
+        """{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL."""
+        parts = " | ".join(f"{c.cycles:.2f}" for c in self.contributions)
+        return f"{{ {self.t_ol:.2f} || {self.t_nol:.2f} | {parts} }} cy/CL"
+
+    def prediction_notation(self) -> str:
+        """{T_L1 ⌋ T_L2 ⌋ T_L3 ⌋ T_MEM} cy/CL."""
+        return "{ " + " \u230b ".join(f"{t:.2f}" for t in self.predictions) + " } cy/CL"
+
+    def to_dict(self) -> dict:
+        return {"T_OL": self.t_ol, "T_nOL": self.t_nol,
+                "contributions": {c.name: c.cycles for c in self.contributions},
+                "overlapping": [c.name for c in self.contributions if c.overlapping],
+                "predictions": dict(zip(self.levels, self.predictions))}
+
+
+def compose_ecm(t_ol: float, t_nol: float, contributions: Sequence[ECMContribution],
+                levels: Sequence[str]) -> ECMPrediction:
+    """Apply the ECM composition rule (module doc) for every data location."""
+    if len(levels) != len(contributions) + 1:
+        raise ValueError("need one data location more than link contributions")
+    predictions = []
+    overlapping, serial = 0.0, t_nol
+    predictions.append(max(t_ol, t_nol))
+    for contribution in contributions:
+        if contribution.overlapping:
+            overlapping = max(overlapping, contribution.cycles)
+        else:
+            serial += contribution.cycles
+        predictions.append(max(t_ol, overlapping, serial))
+    return ECMPrediction(t_ol, t_nol, tuple(contributions), tuple(levels), tuple(predictions))
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    cores: int
+    cycles_per_cl: float          # per cache line of work of the whole group of cores
+    memory_bound: bool
+
+
+def saturation_cores(memory_time: float, saturated_memory_transfer: float) -> int:
+    """n_s = ceil(T_MEM / T_L3MEM,sat) (at least 1)."""
+    if saturated_memory_transfer <= 0:
+        return 1
+    return max(1, math.ceil(memory_time / saturated_memory_transfer - 1e-9))
+
+
+def scaling_table(memory_time: float, memory_transfer_by_cores: Sequence[float]
+                  ) -> tuple[ScalingPoint, ...]:
+    """Time per cache line for 1..n cores: max(T_MEM / n, T_L3MEM(n)).
+
+    ``memory_transfer_by_cores[n-1]`` is T_L3MEM computed with the bandwidth
+    measured on ``n`` cores.
+    """
+    points = []
+    for n, transfer in enumerate(memory_transfer_by_cores, start=1):
+        compute_bound = memory_time / n
+        points.append(ScalingPoint(n, max(compute_bound, transfer), transfer >= compute_bound))
+    return tuple(points)

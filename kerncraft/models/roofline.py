@@ -1,0 +1,107 @@
+"""``-p RooflineFLOP``: Roofline with the arithmetic peak as compute ceiling.
+
+Every memory level, L1 included, is a potential bottleneck: its time per
+cache line of work is the bytes it moves per unit of work divided by the
+measured bandwidth of the benchmark kernel that matches the kernel's stream
+mix (write-allocate bytes counted below L1). The compute ceiling is the
+FLOPs per unit of work divided by the machine's peak FLOPs per cycle. The
+prediction is the largest of these times (single-bottleneck view).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kerncraft.errors import KerncraftError
+from kerncraft.machine.bandwidth import select_bandwidth
+from kerncraft.models.ecm_data import convert_cycles
+from kerncraft.models.registry import ModelReport
+from kerncraft.models.transfers import kernel_stream_mix, predict_traffic
+from kerncraft.cache.traffic import transfer_volumes
+from kerncraft.units import format_quantity
+
+
+@dataclass(frozen=True)
+class RooflineLevel:
+    level: str
+    bytes: float                  # per unit of work
+    bandwidth: float              # B/s as used (write-allocate corrected below L1)
+    benchmark_kernel: str
+    cycles: float                 # cy/CL
+    arithmetic_intensity: float   # FLOP/B
+
+    def to_dict(self) -> dict:
+        return {"level": self.level, "bytes": self.bytes, "bandwidth": self.bandwidth,
+                "benchmark_kernel": self.benchmark_kernel, "cycles_per_cl": self.cycles,
+                "arithmetic_intensity": self.arithmetic_intensity}
+
+
+def precision_of(kernel) -> str:
+    """'SP' if every floating-point array is float, else 'DP'."""
+    types = {a.ctype for a in kernel.arrays.values() if a.ctype in ("float", "double")}
+    return "SP" if types == {"float"} else "DP"
+
+
+def l1_bytes_per_unit(kernel, iterations_per_cl: float) -> float:
+    """Register<->L1 bytes per unit of work: each distinct access once."""
+    seen = {(a.array, a.kind, a.offset, a.indices) for a in kernel.accesses
+            if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar}
+    per_iteration = sum(kernel.arrays[name].element_size for name, *_ in seen)
+    return per_iteration * iterations_per_cl
+
+
+def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]:
+    mix = kernel_stream_mix(kernel)
+    if sum(mix) == 0:
+        mix = (1, 0, 0)
+    flops_per_unit = kernel.total_flops * traffic.unit_of_work_iterations
+    volumes = [("L1", l1_bytes_per_unit(kernel, traffic.unit_of_work_iterations), False)]
+    allocate = any(lvl.geometry.write_allocate for lvl in machine.cache_levels)
+    volumes += [(link.lower, link.total_bytes, allocate) for link in transfer_volumes(traffic)]
+    levels = []
+    for name, nbytes, count_allocate in volumes:
+        choice = select_bandwidth(machine, name, *mix, cores=cores)
+        bandwidth = choice.traffic_bandwidth(count_allocate)
+        cycles = nbytes * machine.clock / bandwidth
+        intensity = flops_per_unit / nbytes if nbytes else float("inf")
+        levels.append(RooflineLevel(name, nbytes, bandwidth, choice.kernel, cycles, intensity))
+    return levels
+
+
+def roofline_flop_model(kernel, machine, args) -> ModelReport:
+    predictor = getattr(args, "cache_predictor", "LC")
+    cores = getattr(args, "cores", 1)
+    unit = getattr(args, "unit", None) or ("FLOP/s" if kernel.total_flops else "It/s")
+    if unit == "FLOP/s" and not kernel.total_flops:
+        raise KerncraftError("FLOP/s is undefined for a kernel without floating-point "
+                             "operations; use --unit It/s or cy/CL")
+    traffic = predict_traffic(kernel, machine, predictor, cores=cores)
+    levels = roofline_levels(kernel, machine, traffic, cores)
+    precision = precision_of(kernel)
+    peak = machine.peak_flops_per_cycle(precision) * cores
+    flops_per_unit = kernel.total_flops * traffic.unit_of_work_iterations
+    compute = flops_per_unit / peak
+    bottleneck = max(levels, key=lambda lvl: lvl.cycles)
+    limit = max(bottleneck.cycles, compute)
+    limiter = "compute (arithmetic peak)" if compute > bottleneck.cycles else bottleneck.level
+    convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
+    lines = [f"RooflineFLOP ({cores} core(s), {precision} peak "
+             f"{format_quantity(peak * machine.clock, 'FLOP/s')})",
+             f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
+             f"{'cy/CL':>7}  performance"]
+    for lvl in levels:
+        lines.append(f"  {lvl.level:<6} {lvl.bytes:9.1f} {format_quantity(lvl.bandwidth, 'B/s'):>12} "
+                     f"{lvl.benchmark_kernel:<8} {lvl.arithmetic_intensity:9.4g} "
+                     f"{lvl.cycles:7.2f}  {format_quantity(convert(lvl.cycles), unit)}")
+    lines.append(f"  {'CPU':<6} {'':>9} {'':>12} {'peak':<8} {'':>9} {compute:7.2f}  "
+                 f"{format_quantity(convert(compute), unit) if compute else 'unbounded'}")
+    lines.append(f"Bottleneck: {limiter}, arithmetic intensity "
+                 f"{bottleneck.arithmetic_intensity:.4g} FLOP/B")
+    lines.append(f"Performance: {format_quantity(convert(limit), unit)}")
+    lines += [f"  note: {note}" for note in traffic.notes]
+    data = {"predictor": predictor, "cores": cores, "unit": unit, "precision": precision,
+            "peak_flops_per_cycle": peak, "compute_cycles_per_cl": compute,
+            "levels": [lvl.to_dict() for lvl in levels], "bottleneck": limiter,
+            "arithmetic_intensity": bottleneck.arithmetic_intensity,
+            "cycles_per_cl": limit, "performance": convert(limit),
+            "traffic": traffic.to_dict()}
+    return ModelReport("RooflineFLOP", "\n".join(lines), data)

@@ -1,0 +1,123 @@
+"""Data-transfer times between memory levels (the data part of ECM).
+
+From a :class:`~kerncraft.cache.traffic.TrafficResult` (cache lines per unit of
+work on each link L1<->L2, L2<->L3, ..., Llast<->MEM) and the machine's upstream
+throughputs, compute the cycles each link needs per unit of work:
+
+* a cache level with a fixed ``upstream throughput`` of B bytes/cycle:
+  half-duplex links serialize loads and stores, ``T = (loads + stores) * CL / B``;
+  full-duplex links move both at once, ``T = max(loads, stores) * CL / B``;
+* main memory (``full socket memory bandwidth``): the measured bandwidth of
+  the benchmark kernel whose stream mix matches the kernel's
+  (:func:`kerncraft.machine.bandwidth.select_bandwidth`), scaled to count
+  write-allocate bytes when the caches write-allocate, ``T = bytes / (bw / clock)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from kerncraft.cache.traffic import TrafficResult, transfer_volumes
+from kerncraft.errors import KerncraftError
+from kerncraft.machine.bandwidth import BandwidthChoice, select_bandwidth
+from kerncraft.machine.model import MachineModel
+
+
+@dataclass(frozen=True)
+class LinkTime:
+    """Cycles per unit of work on the link between ``upper`` and ``lower``."""
+
+    upper: str
+    lower: str
+    loads: float          # cache lines per unit of work, towards the core
+    stores: float         # cache lines per unit of work, towards memory
+    bytes: float          # total bytes per unit of work
+    bytes_per_cycle: float
+    duplex: str
+    cycles: float
+    bandwidth_choice: BandwidthChoice | None = None
+
+    @property
+    def name(self) -> str:
+        """ECM notation name, e.g. 'T_L1L2' or 'T_L3MEM'."""
+        return f"T_{self.upper}{self.lower}"
+
+    def to_dict(self) -> dict:
+        data = {"link": f"{self.upper}-{self.lower}", "name": self.name,
+                "loads_cl": self.loads, "stores_cl": self.stores, "bytes": self.bytes,
+                "bytes_per_cycle": self.bytes_per_cycle, "duplex": self.duplex,
+                "cycles_per_cl": self.cycles}
+        if self.bandwidth_choice is not None:
+            data["benchmark_kernel"] = self.bandwidth_choice.kernel
+            data["measured_bandwidth"] = self.bandwidth_choice.bandwidth
+        return data
+
+
+def kernel_stream_mix(kernel) -> tuple[int, int, int]:
+    """Nominal (read-only, write-only, read+write) array streams of a kernel.
+
+    Each non-scalar array is one stream, classified by whether the innermost
+    loop body reads it, writes it, or both; this is the mix that selects the
+    matching benchmark kernel (copy, triad, update, ...).
+    """
+    reads, writes = set(), set()
+    for access in kernel.accesses:
+        array = kernel.arrays.get(access.array)
+        if array is None or array.is_scalar:
+            continue
+        (reads if access.kind == "read" else writes).add(access.array)
+    both = reads & writes
+    return len(reads - both), len(writes - both), len(both)
+
+
+def _writes_allocate(machine: MachineModel) -> bool:
+    return any(lvl.geometry.write_allocate for lvl in machine.cache_levels)
+
+
+def link_times(kernel, machine: MachineModel, traffic: TrafficResult,
+               cores: int = 1) -> tuple[LinkTime, ...]:
+    """Cycles per unit of work on every link below L1 (see module doc)."""
+    cl = traffic.cacheline_size
+    times = []
+    for link in transfer_volumes(traffic):
+        level = machine.level(link.lower)
+        upstream = level.upstream_throughput
+        if upstream is None:
+            raise KerncraftError(f"machine file gives no upstream throughput for {level.name}")
+        choice = None
+        if upstream.bytes_per_cycle is not None:
+            bpc = upstream.bytes_per_cycle
+            duplex = upstream.duplex or "half-duplex"
+            volume = link.total if duplex == "half-duplex" else max(link.loads, link.stores)
+        else:
+            choice = _memory_bandwidth(kernel, machine, link.lower, cores)
+            bpc = choice.traffic_bandwidth(_writes_allocate(machine)) / machine.clock
+            duplex = upstream.duplex or "half-duplex"
+            volume = link.total
+        cycles = volume * cl / bpc if volume else 0.0
+        times.append(LinkTime(upper=link.upper, lower=link.lower, loads=link.loads,
+                              stores=link.stores, bytes=link.total * cl, bytes_per_cycle=bpc,
+                              duplex=duplex, cycles=cycles, bandwidth_choice=choice))
+    return tuple(times)
+
+
+def _memory_bandwidth(kernel, machine: MachineModel, level: str, cores: int) -> BandwidthChoice:
+    reads, writes, read_writes = kernel_stream_mix(kernel)
+    if reads + writes + read_writes == 0:
+        reads = 1  # a kernel without array streams: any (load) bandwidth will do
+    return select_bandwidth(machine, level, reads, writes, read_writes, cores=cores)
+
+
+TrafficPredictor = Callable[..., TrafficResult]
+
+
+def predict_traffic(kernel, machine: MachineModel, predictor: str = "LC",
+                    cores: int = 1) -> TrafficResult:
+    """Run the chosen data-traffic predictor ('LC' or 'SIM') on a bound kernel."""
+    if predictor == "LC":
+        from kerncraft.cache.layer_conditions import predict_traffic_lc
+        return predict_traffic_lc(kernel, machine, cores=cores)
+    if predictor == "SIM":
+        from kerncraft.cache.sim_predictor import predict_traffic_sim
+        return predict_traffic_sim(kernel, machine, cores=cores)
+    raise KerncraftError(f"unknown cache predictor {predictor!r} (choose LC or SIM)")
