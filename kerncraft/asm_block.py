@@ -1,0 +1,617 @@
+"""Find the kernel's innermost loop in compiled assembly and how much work one
+assembly iteration does.
+
+A compiler emits several loops for one source loop: the vectorised main
+loop, a scalar remainder, perhaps a peel loop or a second version, plus the
+outer loops of the nest. The in-core model needs the main loop and the number
+of innermost *source* iterations one pass through it performs (unroll factor
+x SIMD width), because its cycle counts are per assembly iteration.
+
+How the choice is made and checked
+----------------------------------
+Every innermost loop of the assembly is a candidate. For each one we follow
+the registers its memory operands are addressed with: ``addq $64, %rax`` with
+``(%rdx,%rax)`` advances those operands by 64 bytes, ``addq $1, %rax`` with
+``(%rdx,%rax,8)`` by 8 bytes; steps through copies (``leaq 16(%rax), %rbp``,
+``movq %rbp, %rax``) are followed, operands whose registers the loop
+redefines otherwise (reloaded spills) are skipped. The kernel model says how many bytes each array moves per source
+iteration (element size x the innermost index's coefficient x the step). The
+number of source iterations per assembly iteration *k* is the one that
+explains the most advancing operands; a candidate is *consistent* if it
+explains all of them and *k* is a multiple of the SIMD width (elements per
+vector register of the packed memory accesses). Among consistent candidates
+with loads/stores and floating-point work like the kernel's, the one with the
+most packed SIMD instructions wins (the vectorised main loop rather than the
+scalar remainder or peel loop; scalar code in xmm registers does not count),
+then the one doing the most source iterations per pass (the unrolled main
+loop), then the longest, then the first. If no step fits the innermost loop
+but one of an outer loop does, and the loop's work is one body per step, the
+compiler interchanged the loops (gcc -O3 does for column-wise traversals);
+the explanation says so.
+
+One more check uses the floating-point work: if the loop performs an exact
+multiple (>= 2) of the kernel's flops for *k* iterations, the compiler has
+unrolled the *outer* loop into it (gcc's unroll-and-jam at -O3, e.g. for the
+transposed matrix-vector product), and the iterations are multiplied by that
+factor.
+
+``--pointer-increment N`` overrides *k* (N bytes / bytes per iteration of the
+kernel's most common stride). ``--asm-block manual`` shows the candidate table
+and asks which one to use -- the only interactive path; ``--asm-block N``
+takes candidate N.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence, TextIO
+
+import sympy
+
+from kerncraft.errors import AssemblyError
+from kerncraft.incore import registers
+from kerncraft.incore.markers import LoopBlock, find_loops
+from kerncraft.incore.model import AsmLine, Immediate, Instruction, Memory, Register
+from kerncraft.incore.x86.semantics import dataflow, mnemonic_core
+from kerncraft.kernel.model import KernelModel
+
+__all__ = ["BlockCandidate", "BlockSelection", "select_block", "analyze_candidates",
+           "format_candidates"]
+
+_VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
+# Scalar-element forms: they move or compute one element even in a vector
+# register. Integer SIMD mnemonics (p...) are packed even if they end in 'sd'
+# (vpminsd), except the element inserts/extracts/broadcasts.
+# Matched against the mnemonic core without the VEX 'v'.
+_SCALAR_RE = re.compile(r"^(?:[a-oq-z]\w*s[sd]|movq|movd|movddup|\w*broadcast\w*|"
+                        r"pinsr\w|pextr\w|insertps|extractps|movhp[sd]|movlp[sd])$")
+_UNROLLED = "the compiler fully unrolled the innermost loop"
+_FLOP1_RE = re.compile(r"^v?(add|sub|mul|div|sqrt|min|max)(p|s)([sd])$")
+_FLOP2_RE = re.compile(r"^v?f(n?m(add|sub)|maddsub|msubadd)(\d{3})?(p|s)([sd])$")
+
+
+@dataclass(frozen=True)
+class BlockCandidate:
+    """One innermost assembly loop and what its instructions say."""
+
+    index: int                      # number shown to the user (0-based)
+    block: LoopBlock
+    first_line: int                 # 1-based lines of the label and the branch
+    last_line: int
+    n_packed: int                   # packed SIMD memory or arithmetic instructions
+    n_fp: int                       # floating-point arithmetic instructions
+    flops: int                      # floating-point operations (lanes, FMA = 2)
+    vector_bytes: int               # widest packed memory access (0: none)
+    advances: tuple[int, ...]       # byte advance of each moving memory operand
+    pointer_increment: int | None   # most common advance (bytes per asm iteration)
+    iterations: int | None          # source iterations explaining the advances
+    simd_width: int                 # elements per packed access (1: scalar)
+    outer_unroll: int               # >1: outer loop unrolled and jammed into it
+    consistent: bool
+    plausible: bool                 # consistent and has the kernel's kind of work
+    reason: str                     # why not consistent / plausible ('' if it is)
+    loop_index: str = ""            # source loop the block walks (differs: interchanged)
+
+    @property
+    def total_iterations(self) -> int | None:
+        return None if self.iterations is None else self.iterations * self.outer_unroll
+
+
+@dataclass(frozen=True)
+class BlockSelection:
+    """The chosen loop block and the work one pass through it does.
+
+    ``iterations_per_asm_iteration == unroll * simd_width * outer_unroll``;
+    ``outer_unroll`` is 1 unless the compiler jammed outer iterations into
+    the loop.
+    """
+
+    index: int                               # into ``candidates``
+    block: LoopBlock
+    instructions: tuple[Instruction, ...]
+    candidates: tuple[BlockCandidate, ...]
+    pointer_increment: int                   # bytes per asm iteration
+    unroll: int
+    simd_width: int
+    outer_unroll: int
+    iterations_per_asm_iteration: int
+    mode: str                                # 'auto', 'manual', 'index'
+    explanation: str
+
+    def describe(self) -> str:
+        """Candidate table plus explanation, for ``-v`` output."""
+        return format_candidates(self.candidates, chosen=self.index) + "\n" + self.explanation
+
+
+# --- per-instruction facts --------------------------------------------------------
+def _core(instr: Instruction) -> str:
+    return mnemonic_core(instr.mnemonic)
+
+
+def _vector_width(instr: Instruction) -> int:
+    widths = [_VECTOR_BYTES.get(_reg_class(op.name), 0) for op in instr.operands
+              if isinstance(op, Register)]
+    return max(widths, default=0)
+
+
+def _reg_class(name: str) -> str:
+    try:
+        return registers.register_class(name)
+    except AssemblyError:
+        return ""
+
+
+def _packed_access_bytes(instr: Instruction) -> int:
+    """Bytes of a packed (vector) memory access, 0 for scalar or no access."""
+    if not any(isinstance(op, Memory) for op in instr.operands) or _core(instr).startswith(
+            ("lea", "prefetch")):
+        return 0
+    core = _core(instr)
+    if _SCALAR_RE.match(core[1:] if core.startswith("v") else core):
+        return 0
+    return _vector_width(instr)
+
+
+def _is_packed_arithmetic(instr: Instruction) -> bool:
+    """Packed FP arithmetic (any width) or any non-move ymm/zmm instruction."""
+    match = _FLOP1_RE.match(_core(instr)) or _FLOP2_RE.match(_core(instr))
+    if match:
+        return "p" in match.groups()[-2:]
+    return _vector_width(instr) > 16 and "mov" not in _core(instr)
+
+
+def _flops(instr: Instruction) -> tuple[int, int]:
+    """(1 if FP arithmetic else 0, floating-point operations incl. lanes)."""
+    core = _core(instr)
+    m1, m2 = _FLOP1_RE.match(core), _FLOP2_RE.match(core)
+    if not (m1 or m2):
+        return 0, 0
+    packed, precision = (m1.group(2), m1.group(3)) if m1 else (m2.group(4), m2.group(5))
+    lanes = 1
+    if packed == "p":
+        lanes = max(_vector_width(instr), 16) // (8 if precision == "d" else 4)
+    return 1, lanes * (2 if m2 else 1)
+
+
+_Value = tuple[str, int] | None   # (register it derives from, constant offset) or unknown
+
+
+def _gpr(op) -> str | None:
+    """Alias root of a general-purpose register operand, else None."""
+    if isinstance(op, Register) and _reg_class(op.name).startswith("r"):
+        return registers.alias_root(op.name)
+    return None
+
+
+def _transfer(core: str, ops: Sequence, state: dict[str, _Value]) -> tuple[str, _Value] | None:
+    """(destination, new value) if the instruction is a constant step or a copy
+    (``add/sub $imm``, ``inc/dec``, ``lea d(%r)``, ``mov %r``); else None."""
+    dst = _gpr(ops[-1]) if ops else None
+    if dst is None:
+        return None
+    cur = state.get(dst, (dst, 0))
+    step = None
+    if core in ("inc", "dec") and len(ops) == 1:
+        step = 1 if core == "inc" else -1
+    elif core in ("add", "sub") and len(ops) == 2 and isinstance(ops[0], Immediate) \
+            and isinstance(ops[0].value, int):
+        step = ops[0].value if core == "add" else -ops[0].value
+    if step is not None:
+        return dst, None if cur is None else (cur[0], cur[1] + step)
+    if len(ops) != 2:
+        return None
+    src = ops[0]
+    if core == "lea" and isinstance(src, Memory) and src.index is None and src.symbol is None \
+            and _gpr(src.base) is not None:
+        base = state.get(_gpr(src.base), (_gpr(src.base), 0))
+        return dst, None if base is None else (base[0], base[1] + src.displacement)
+    if core == "mov" and _gpr(src) is not None:
+        return dst, state.get(_gpr(src), (_gpr(src), 0))
+    return None
+
+
+def _operand_advances(instrs: Sequence[Instruction]) -> list[int]:
+    """Byte advance per iteration of every memory operand (loop-invariant
+    operands give 0 and are dropped; operands with an unknown advance too).
+
+    A tiny symbolic execution: each register is tracked as (register at the
+    start of the iteration, constant offset) through constant steps and
+    copies -- clang's ``leaq 2(%rax), %rbp ... movq %rbp, %rax`` included --
+    and any other write makes it unknown. A register's advance per iteration
+    is its offset at the end if it derives from itself; an operand moves with
+    the advance of the registers its base and index derive from.
+    """
+    state: dict[str, _Value] = {}
+    uses: list[tuple[_Value, _Value, int]] = []
+    for instr in instrs:
+        core, ops = _core(instr), instr.operands
+        if not core.startswith(("lea", "nop")):
+            for op in ops:
+                if isinstance(op, Memory):
+                    uses.append((_state_of(op.base, state), _state_of(op.index, state), op.scale))
+        change = _transfer(core, ops, state)
+        if change is not None:
+            state[change[0]] = change[1]
+            continue
+        try:
+            written = dataflow(instr).destinations
+        except Exception:   # unknown forms: trust no register they name
+            written = {r for op in ops if (r := _gpr(op)) is not None}
+        for root in written:
+            if _reg_class(root).startswith("r"):
+                state[root] = None
+    advance = {r: (v[1] if v is not None and v[0] == r else None) for r, v in state.items()}
+    out = []
+    for base, index, scale in uses:
+        parts = [(base, 1), (index, scale)]
+        steps = [None if v is None else advance.get(v[0], 0) for v, _ in parts if v != ("", 0)]
+        if any(step is None for step in steps):
+            continue
+        total = sum(advance.get(v[0], 0) * f for v, f in parts if v is not None and v[0])
+        if total:
+            out.append(total)
+    return out
+
+
+def _state_of(reg: Register | None, state: dict[str, _Value]) -> _Value:
+    """Symbolic value of an address register ('', 0) for none."""
+    if reg is None:
+        return ("", 0)
+    root = registers.alias_root(reg.name)
+    return state.get(root, (root, 0))
+
+
+# --- the kernel side ------------------------------------------------------------------
+def _kernel_strides(kernel: KernelModel, level: int = -1) -> list[int]:
+    """Bytes each array access moves per iteration of loop ``level`` (default
+    innermost; positive; accesses with symbolic or zero stride left out)."""
+    loop = kernel.loops[level]
+    values = {c.symbol: sympy.Integer(v) for c in kernel.constants
+              if (v := kernel.bindings.get(c.name)) is not None}
+    strides = []
+    for acc in kernel.accesses:
+        arr = kernel.arrays.get(acc.array)
+        if arr is None or arr.is_scalar:
+            continue
+        coeff = sympy.diff(acc.linear_index, loop.symbol).xreplace(values)
+        if coeff.is_Integer and coeff != 0:
+            strides.append(abs(int(coeff)) * arr.element_size * abs(loop.step))
+    return strides
+
+
+def _element_size(kernel: KernelModel) -> int:
+    sizes = [kernel.arrays[a.array].element_size for a in kernel.accesses
+             if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar]
+    return min(sizes, default=8)
+
+
+def _trip_count(kernel: KernelModel, level: int = -1) -> int | None:
+    """Numeric trip count of loop ``level`` if known (outer indices at their start)."""
+    level = level % len(kernel.loops)
+    count = kernel.loops[level].trip_count()
+    for loop in kernel.loops[:level]:
+        count = count.subs(loop.symbol, loop.start)
+    values = {c.symbol: v for c in kernel.constants if (v := kernel.bindings.get(c.name))}
+    count = sympy.sympify(count).subs(values)
+    return int(count) if count.is_Integer else None
+
+
+def _best_iterations(advances: Sequence[int], strides: Sequence[int]) -> tuple[int | None, int]:
+    """(k, number of advances explained): the k that explains most advances."""
+    votes: Counter = Counter()
+    for d in advances:
+        for k in {abs(d) // s for s in set(strides) if abs(d) % s == 0}:
+            votes[k] += 1
+    if not votes:
+        return None, 0
+    k, n = max(votes.items(), key=lambda kv: (kv[1], -kv[0]))
+    return k, n
+
+
+# --- candidates ---------------------------------------------------------------------
+def analyze_candidates(lines: Sequence[AsmLine], kernel: KernelModel) -> tuple[BlockCandidate, ...]:
+    """All innermost loops of ``lines`` with their facts, numbered in file order."""
+    inner = [lp for lp in find_loops(lines) if lp.innermost]
+    return tuple(_candidate(i, lp, lines, kernel) for i, lp in enumerate(inner))
+
+
+def _candidate(index: int, lp: LoopBlock, lines: Sequence[AsmLine],
+               kernel: KernelModel) -> BlockCandidate:
+    instrs = lp.instructions
+    fp = [_flops(x) for x in instrs]
+    n_fp, flops = sum(f[0] for f in fp), sum(f[1] for f in fp)
+    n_packed = sum(1 for x in instrs if _packed_access_bytes(x) or _is_packed_arithmetic(x))
+    vector_bytes = max((_packed_access_bytes(x) for x in instrs), default=0)
+    simd = max(vector_bytes // _element_size(kernel), 1)
+    advances = tuple(_operand_advances(instrs))
+    common = Counter(abs(a) for a in advances).most_common(1)
+    k, reason = _check_iterations(kernel, advances, simd, -1)
+    level = len(kernel.loops) - 1
+    if reason and advances and len(kernel.loops) > 1:
+        # Did the compiler interchange the loops? Then the block walks an outer
+        # index, doing one body execution per step (checked by its work).
+        for lvl in range(len(kernel.loops) - 2, -1, -1):
+            k2, why = _check_iterations(kernel, advances, simd, lvl)
+            if not why and _work_of(kernel, lp, flops, simd) <= k2:
+                k, reason, level = k2, "", lvl
+                break
+    jam = 1 if reason else _outer_unroll(kernel, flops, k)
+    consistent = not reason
+    if consistent:
+        reason = _work_mismatch(kernel, lp, n_fp)
+    return BlockCandidate(
+        index=index, block=lp, first_line=lines[lp.first].line_number,
+        last_line=lines[lp.last].line_number, n_packed=n_packed, n_fp=n_fp, flops=flops,
+        vector_bytes=vector_bytes, advances=advances,
+        pointer_increment=common[0][0] if common else None, iterations=k, simd_width=simd,
+        outer_unroll=jam, consistent=consistent, plausible=consistent and not reason,
+        reason=reason, loop_index=kernel.loops[level].index)
+
+
+def _check_iterations(kernel: KernelModel, advances: Sequence[int], simd: int,
+                      level: int) -> tuple[int | None, str]:
+    """(k, '') if loop ``level``'s strides explain every advance, else (k, why not)."""
+    strides = _kernel_strides(kernel, level)
+    k, explained = _best_iterations(advances, strides)
+    trips = _trip_count(kernel, level)
+    if not advances:
+        return k, "no memory operand advances with the loop"
+    if not strides:
+        return k, "the kernel's innermost strides are unknown (bind the constants)"
+    if k is None:
+        return k, (f"advances {_fmt_set(advances)} B fit no stride of the kernel "
+                   f"({_fmt_set(strides)} B per iteration)")
+    if explained < len(advances):
+        return k, (f"advances {_fmt_set(advances)} B are not all a multiple {k} of the "
+                   f"kernel's strides ({_fmt_set(strides)} B)")
+    if trips is not None and k > max(trips, 0):
+        return k, (f"{k} iterations per pass but loop '{kernel.loops[level].index}' has "
+                   f"only {trips}: an outer loop ({_UNROLLED})")
+    if k % simd:
+        return k, f"{k} iterations per asm iteration is no multiple of the SIMD width {simd}"
+    return k, ""
+
+
+def _work_of(kernel: KernelModel, lp: LoopBlock, flops: int, simd: int) -> float:
+    """Source iterations the block's work amounts to (by flops, else by memory
+    instructions), to tell an interchanged loop from an outer loop around a
+    fully unrolled inner one."""
+    if kernel.total_flops:
+        return flops / kernel.total_flops
+    arrays = {a.array for a in kernel.accesses
+              if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar}
+    return (lp.n_loads + lp.n_stores) * simd / max(len(arrays), 1)
+
+
+def _fmt_set(values: Sequence[int]) -> str:
+    return "{" + ", ".join(str(v) for v in sorted(set(values))) + "}"
+
+
+def _outer_unroll(kernel: KernelModel, flops: int, k: int | None) -> int:
+    """Outer iterations jammed into the loop, from its floating-point work."""
+    expected = kernel.total_flops * (k or 0)
+    if expected and flops >= 2 * expected and flops % expected == 0:
+        return flops // expected
+    return 1
+
+
+def _work_mismatch(kernel: KernelModel, lp: LoopBlock, n_fp: int) -> str:
+    """Why ``lp`` cannot be the kernel's loop judging by its kind of work.
+
+    Only accesses that move with the innermost index count: ``y[i] += ...``
+    in a j-loop is kept in a register and needs no load or store there.
+    """
+    loop = kernel.loops[-1]
+    moving = [a for a in kernel.accesses if a.array in kernel.arrays
+              and not kernel.arrays[a.array].is_scalar
+              and sympy.diff(a.linear_index, loop.symbol) != 0]
+    if any(a.kind == "write" for a in moving) and not lp.n_stores:
+        return "no store, but the kernel writes an array"
+    if any(a.kind == "read" for a in moving) and not lp.n_loads:
+        return "no load, but the kernel reads an array"
+    if kernel.total_flops and not n_fp:
+        return "no floating-point arithmetic, but the kernel has some"
+    return ""
+
+
+def format_candidates(candidates: Sequence[BlockCandidate], chosen: int | None = None) -> str:
+    """Table of the candidate blocks: sizes, instruction mix, increments."""
+    head = (f"{'':2}{'#':>3} {'label':<10} {'lines':>11} {'instr':>5} {'vec':>4} {'simd':>4} "
+            f"{'load':>4} {'store':>5} {'fp':>4} {'flops':>5} {'ptr+B':>6} {'it/asm':>6}  note")
+    rows = [head]
+    for c in candidates:
+        it = "-" if c.total_iterations is None else str(c.total_iterations)
+        ptr = "-" if c.pointer_increment is None else str(c.pointer_increment)
+        note = c.reason or "consistent"
+        if c.outer_unroll > 1:
+            note += f" (outer loop unrolled x{c.outer_unroll})"
+        mark = "*" if c.index == chosen else " "
+        b = c.block
+        rows.append(f"{mark:2}{c.index:>3} {b.label:<10} {c.first_line:>5}-{c.last_line:<5} "
+                    f"{b.n_instructions:>5} {b.n_vector:>4} {c.n_packed:>4} {b.n_loads:>4} "
+                    f"{b.n_stores:>5} "
+                    f"{c.n_fp:>4} {c.flops:>5} {ptr:>6} {it:>6}  {note}")
+    return "\n".join(rows)
+
+
+# --- selection ------------------------------------------------------------------------
+def select_block(lines: Sequence[AsmLine], kernel: KernelModel, *,
+                 block: str | int = "auto", pointer_increment: str | int = "auto",
+                 stdin: TextIO | None = None, stdout: TextIO | None = None) -> BlockSelection:
+    """Choose the kernel's loop block in ``lines`` (see the module docstring).
+
+    ``block`` is 'auto', 'manual' (ask on ``stdin``, which must be a TTY) or a
+    candidate number. ``pointer_increment`` is 'auto', bytes per assembly
+    iteration of the kernel's most common stride (the sign is ignored: a
+    decrementing loop works as well), or 'auto_with_manual_fallback' (Kerncraft's
+    option: if the increment cannot be derived and stdin is a TTY, ask for it).
+    Raises :class:`AssemblyError` (with the candidate table) when no loop fits.
+    """
+    candidates = analyze_candidates(lines, kernel)
+    if not candidates:
+        raise AssemblyError(
+            "no loop in the assembly: the compiler fully unrolled or removed the kernel's "
+            "innermost loop (a constant small enough to unroll? try larger -D values or "
+            "other --compiler-flags)")
+    fallback = pointer_increment == "auto_with_manual_fallback"
+    forced = None
+    if pointer_increment not in ("auto", "auto_with_manual_fallback", None):
+        try:
+            forced = abs(int(pointer_increment))
+        except (TypeError, ValueError):
+            raise AssemblyError("--pointer-increment must be 'auto', "
+                                "'auto_with_manual_fallback' or a number of bytes, got "
+                                f"{pointer_increment!r}") from None
+        if forced == 0:
+            raise AssemblyError("--pointer-increment must not be 0")
+    try:
+        mode, chosen = _choose(candidates, block, forced is not None, stdin, stdout)
+        return _finish(kernel, candidates, chosen, mode, forced)
+    except AssemblyError:
+        if not fallback or not _is_tty(stdin):
+            raise
+    forced = _ask_increment(candidates, stdin, stdout)
+    mode, chosen = _choose(candidates, block, True, stdin, stdout)
+    return _finish(kernel, candidates, chosen, mode, forced)
+
+
+def _is_tty(stream: TextIO | None) -> bool:
+    stream = stream if stream is not None else sys.stdin
+    return bool(hasattr(stream, "isatty") and stream.isatty())
+
+
+def _ask_increment(candidates: Sequence[BlockCandidate], stdin: TextIO | None,
+                   stdout: TextIO | None) -> int:
+    """Ask for the pointer increment (only for 'auto_with_manual_fallback')."""
+    stdin = stdin if stdin is not None else sys.stdin
+    stdout = stdout if stdout is not None else sys.stdout
+    stdout.write(format_candidates(candidates) + "\nthe pointer increment could not be "
+                 "derived from the assembly\n")
+    for _ in range(3):
+        stdout.write("pointer increment in bytes per assembly iteration: ")
+        stdout.flush()
+        answer = stdin.readline()
+        if not answer:
+            break
+        if answer.strip().lstrip("-").isdigit() and int(answer) != 0:
+            return abs(int(answer))
+        stdout.write("not a number of bytes\n")
+    raise AssemblyError("no pointer increment given")
+
+
+def _choose(candidates: Sequence[BlockCandidate], block: str | int, forced: bool,
+            stdin: TextIO | None, stdout: TextIO | None) -> tuple[str, BlockCandidate]:
+    if block == "auto":
+        pool = [c for c in candidates if c.plausible]
+        if not pool and forced:     # the user vouches for the increment
+            pool = [c for c in candidates if c.block.n_loads + c.block.n_stores]
+        if not pool:
+            unrolled = any(_UNROLLED in c.reason for c in candidates)
+            hint = f" ({_UNROLLED}; use larger -D values)" if unrolled else ""
+            raise AssemblyError(f"no loop block matches the kernel{hint}; candidates:\n"
+                                + format_candidates(candidates)
+                                + "\nchoose one with --asm-block N (and --pointer-increment "
+                                "BYTES if its increment is not understood)")
+        return "auto", min(pool, key=lambda c: (-c.n_packed, -(c.total_iterations or 0),
+                                                -c.block.n_instructions, c.index))
+    if block == "manual":
+        return "manual", candidates[_ask(candidates, stdin, stdout)]
+    try:
+        number = int(block)
+    except (TypeError, ValueError):
+        raise AssemblyError(f"--asm-block must be 'auto', 'manual' or a block number, "
+                            f"got {block!r}") from None
+    if not 0 <= number < len(candidates):
+        raise AssemblyError(f"--asm-block {number} does not exist (0..{len(candidates) - 1}); "
+                            "candidates:\n" + format_candidates(candidates))
+    return "index", candidates[number]
+
+
+def _ask(candidates: Sequence[BlockCandidate], stdin: TextIO | None,
+         stdout: TextIO | None) -> int:
+    """Show the table and read a block number; only for --asm-block manual."""
+    stdin = stdin if stdin is not None else sys.stdin
+    stdout = stdout if stdout is not None else sys.stdout
+    table = format_candidates(candidates)
+    if not _is_tty(stdin):
+        raise AssemblyError("--asm-block manual needs an interactive terminal; candidates:\n"
+                            + table + "\nchoose one with --asm-block N")
+    stdout.write(table + "\n")
+    for _ in range(3):
+        stdout.write(f"loop block to analyse [0-{len(candidates) - 1}]: ")
+        stdout.flush()
+        answer = stdin.readline()
+        if not answer:
+            break
+        if answer.strip().isdigit() and int(answer) < len(candidates):
+            return int(answer)
+        stdout.write("not a block number\n")
+    raise AssemblyError("no loop block chosen")
+
+
+def _finish(kernel: KernelModel, candidates: Sequence[BlockCandidate], c: BlockCandidate,
+            mode: str, forced: int | None) -> BlockSelection:
+    """Derive unroll factor and iterations for the chosen candidate."""
+    b = c.block
+    if forced is not None:
+        k, jam, simd, how = _forced_iterations(kernel, c, forced)
+        increment = forced
+    else:
+        if not c.consistent:
+            raise AssemblyError(f"loop block {c.index} ({b.label}) does not fit the kernel: "
+                                f"{c.reason}; candidates:\n" + format_candidates(candidates)
+                                + "\npass --pointer-increment BYTES to override")
+        k, increment, jam, simd = c.iterations, c.pointer_increment, c.outer_unroll, c.simd_width
+        how = (f"memory operands advance {_fmt_set(c.advances)} B per asm iteration, the "
+               f"kernel's arrays {_fmt_set(_kernel_strides(kernel, _level(kernel, c)))} B "
+               "per source iteration")
+    total = k * jam
+    why = {"auto": "chosen automatically (consistent, most packed SIMD instructions)",
+           "manual": "chosen interactively", "index": "chosen with --asm-block"}[mode]
+    text = (f"loop block {c.index} ({b.label}, lines {c.first_line}-{c.last_line}, "
+            f"{b.n_instructions} instructions, {b.n_vector} vector) {why}; {how}: "
+            f"{k} source iteration(s) per asm iteration = unroll {k // simd} x SIMD width "
+            f"{simd}")
+    if jam > 1:
+        text += (f"; its {c.flops} flops are {jam}x the kernel's for {k} iterations: the "
+                 f"compiler unrolled the outer loop {jam}x into it, so {total} source "
+                 "iterations per asm iteration")
+    inner = kernel.loops[-1].index
+    if c.loop_index and c.loop_index != inner:
+        text += (f"; note: the compiler interchanged the loops, the assembly loop walks "
+                 f"'{c.loop_index}' instead of '{inner}' (traffic predictions assume "
+                 f"'{inner}' innermost)")
+    if not c.plausible and c.consistent and mode != "auto":
+        text += f" (note: {c.reason})"
+    return BlockSelection(
+        index=c.index, block=b, instructions=b.instructions, candidates=tuple(candidates),
+        pointer_increment=increment or 0, unroll=k // simd, simd_width=simd, outer_unroll=jam,
+        iterations_per_asm_iteration=total, mode=mode, explanation=text)
+
+
+def _level(kernel: KernelModel, c: BlockCandidate) -> int:
+    names = [lp.index for lp in kernel.loops]
+    return names.index(c.loop_index) if c.loop_index in names else len(names) - 1
+
+
+def _forced_iterations(kernel: KernelModel, c: BlockCandidate,
+                       forced: int) -> tuple[int, int, int, str]:
+    """(k, outer unroll, SIMD width, explanation) from --pointer-increment."""
+    strides = _kernel_strides(kernel)
+    if not strides:
+        raise AssemblyError("--pointer-increment needs the kernel's innermost strides; "
+                            "bind the constants the array sizes use")
+    stride = Counter(strides).most_common(1)[0][0]
+    if forced % stride:
+        raise AssemblyError(f"--pointer-increment {forced} B is no multiple of the "
+                            f"kernel's {stride} B per iteration")
+    k = forced // stride
+    trips = _trip_count(kernel)
+    if trips is not None and k > max(trips, 0):
+        raise AssemblyError(f"--pointer-increment {forced} B means {k} iterations per asm "
+                            f"iteration, but the innermost loop has only {trips}")
+    simd = c.simd_width if k % c.simd_width == 0 else 1
+    how = f"--pointer-increment {forced} B / {stride} B per source iteration"
+    return k, _outer_unroll(kernel, c.flops, k), simd, how
