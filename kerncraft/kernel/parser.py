@@ -15,6 +15,8 @@ silently mis-analysed kernel gives a confident but wrong prediction.
 """
 from __future__ import annotations
 
+import threading
+
 import re
 from collections import Counter
 
@@ -32,7 +34,7 @@ _FLOP_ORDER = ("+", "-", "*", "/")
 _COND_OPS = frozenset({"<", "<=", ">", ">=", "!="})
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
 
-_parser_instance = None
+_parsers = threading.local()
 
 
 def parse_kernel(source: str, filename: str | None = None) -> KernelModel:
@@ -48,13 +50,14 @@ def parse_kernel(source: str, filename: str | None = None) -> KernelModel:
 
 # --- pycparser driving --------------------------------------------------------
 def _c_parser():
-    """One parser per process: building pycparser 2.x tables is not free."""
-    global _parser_instance
-    if _parser_instance is None:
+    """One parser per thread: building pycparser 2.x tables is not free, and a
+    CParser keeps per-parse state, so threads must not share one."""
+    parser = getattr(_parsers, "instance", None)
+    if parser is None:
         from pycparser import c_parser
 
-        _parser_instance = c_parser.CParser()
-    return _parser_instance
+        parser = _parsers.instance = c_parser.CParser()
+    return parser
 
 
 def _parse_c(wrapped: str, text: str, filename: str | None):

@@ -26,9 +26,6 @@ class ModelReport:
 ModelFunction = Callable[..., ModelReport]
 
 PLANNED: Mapping[str, str] = {
-    "ECMCPU": "the source-to-prediction stage (compile + in-core analysis)",
-    "RooflineASM": "the source-to-prediction stage",
-    "ECM": "the source-to-prediction stage",
     "Benchmark": "the benchmark stage",
 }
 
@@ -37,6 +34,9 @@ IMPLEMENTED: Mapping[str, str] = {
     "ECMData": "kerncraft.models.ecm_data:ecm_data_model",
     "RooflineFLOP": "kerncraft.models.roofline:roofline_flop_model",
     "LC": "kerncraft.models.lc:lc_model",
+    "ECMCPU": "kerncraft.models.ecm:ecm_cpu_model",
+    "ECM": "kerncraft.models.ecm:ecm_model",
+    "RooflineASM": "kerncraft.models.roofline:roofline_asm_model",
 }
 """Models of this version, as 'module:function' (imported only when used)."""
 

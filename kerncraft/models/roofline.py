@@ -105,3 +105,40 @@ def roofline_flop_model(kernel, machine, args) -> ModelReport:
             "cycles_per_cl": limit, "performance": convert(limit),
             "traffic": traffic.to_dict()}
     return ModelReport("RooflineFLOP", "\n".join(lines), data)
+
+
+def roofline_asm_model(kernel, machine, args) -> ModelReport:
+    """Roofline with the in-core analysis of the compiled loop as compute ceiling.
+
+    The in-core time already contains the L1 accesses (load/store ports), so L1
+    is not a separate bandwidth bottleneck here; L2, L3 and memory are.
+    """
+    from kerncraft.models.ecm import incore_for
+
+    predictor = getattr(args, "cache_predictor", "LC")
+    cores = getattr(args, "cores", 1)
+    unit = getattr(args, "unit", None) or ("FLOP/s" if kernel.total_flops else "It/s")
+    incore = incore_for(kernel, machine, args)
+    traffic = predict_traffic(kernel, machine, predictor, cores=cores)
+    levels = [lvl for lvl in roofline_levels(kernel, machine, traffic, cores) if lvl.level != "L1"]
+    compute = max(incore.t_ol, incore.t_nol) / cores
+    bottleneck = max(levels, key=lambda lvl: lvl.cycles)
+    limit = max(bottleneck.cycles, compute)
+    limiter = f"in-core ({incore.t_ol_source})" if compute >= bottleneck.cycles else bottleneck.level
+    convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
+    lines = [f"RooflineASM ({cores} core(s), in-core model {incore.arch})",
+             f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
+             f"{'cy/CL':>7}  performance"]
+    for lvl in levels:
+        lines.append(f"  {lvl.level:<6} {lvl.bytes:9.1f} {format_quantity(lvl.bandwidth, 'B/s'):>12} "
+                     f"{lvl.benchmark_kernel:<8} {lvl.arithmetic_intensity:9.4g} "
+                     f"{lvl.cycles:7.2f}  {format_quantity(convert(lvl.cycles), unit)}")
+    lines.append(f"  {'CPU':<6} {'':>9} {'':>12} {'in-core':<8} {'':>9} {compute:7.2f}  "
+                 f"{format_quantity(convert(compute), unit)}")
+    lines.append(f"Bottleneck: {limiter}")
+    lines.append(f"Performance: {format_quantity(convert(limit), unit)}")
+    data = {"predictor": predictor, "cores": cores, "unit": unit,
+            "incore_cycles_per_cl": compute, "levels": [lvl.to_dict() for lvl in levels],
+            "bottleneck": limiter, "cycles_per_cl": limit, "performance": convert(limit),
+            "incore": incore.to_dict(), "traffic": traffic.to_dict()}
+    return ModelReport("RooflineASM", "\n".join(lines), data)

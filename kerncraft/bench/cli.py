@@ -1,0 +1,139 @@
+"""``kerncraft-machine``: measure this host and write a Kerncraft machine file.
+
+Entry point ``kerncraft-machine = "kerncraft.bench.cli:main"``. Progress goes
+to stderr; the file goes to ``--output`` (never overwritten without
+``--force``) or to stdout. ``--clock`` only calibrates and reports the clock,
+``--probe`` only reports the likwid status and the detected topology.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from kerncraft.errors import KerncraftError
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kerncraft-machine",
+        description="Measure this host (clock, caches, streaming bandwidths) and write a "
+                    "Kerncraft-format machine file.")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the machine file here (default: standard output)")
+    parser.add_argument("-f", "--force", action="store_true",
+                        help="overwrite an existing --output file")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer sweep sizes and repetitions (a first look, ~1 min)")
+    parser.add_argument("--no-likwid", action="store_true",
+                        help="use neither likwid-bench nor likwid-topology, only the built-in "
+                             "benchmarks and sysfs")
+    parser.add_argument("--bench", choices=("auto", "likwid", "builtin"), default="auto",
+                        help="streaming benchmark backend (auto: likwid-bench if installed)")
+    parser.add_argument("--max-cores", type=int, metavar="N",
+                        help="measure on 1..N cores (default: all cores of a socket)")
+    parser.add_argument("--fma-units", type=int, choices=(1, 2), metavar="N",
+                        help="FMA units per core, instead of measuring/assuming them")
+    parser.add_argument("--duration", type=float, metavar="SECONDS",
+                        help="measuring time per point and run (default 0.1, quick 0.05)")
+    parser.add_argument("--repeats", type=int, metavar="N",
+                        help="runs per bandwidth point, best counts (default 2, quick 1)")
+    parser.add_argument("--clock", action="store_true",
+                        help="only calibrate the core clock and print the result")
+    parser.add_argument("--probe", action="store_true",
+                        help="only report topology, ISA and whether likwid works")
+    return parser
+
+
+def _clock_report() -> str:
+    from kerncraft.bench.clock import (calibrate_clock, describe_calibration,
+                                       measure_fma_throughput)
+    from kerncraft.bench.topology import cpu_flags
+    calibration = calibrate_clock()
+    text = [describe_calibration(calibration)]
+    if "avx512f" in cpu_flags():
+        avx = calibrate_clock(kind="avx512", repetitions=3)
+        fma = measure_fma_throughput(calibration)
+        text.append(f"AVX-512 clock (vpaddq zmm chain): {avx.core_hz / 1e9:.3f} GHz "
+                    f"(spread {100 * avx.spread:.1f} %)")
+        text.append(f"FMA: {fma.fma_per_second / 1e9:.2f} G/s = {fma.fma_per_scalar_cycle:.2f} "
+                    f"per scalar cycle -> {fma.fma_units} unit(s), about "
+                    f"{fma.fma_clock_hz / 1e9:.2f} GHz under FMA load")
+    return "\n".join(text)
+
+
+def _probe_report(use_likwid: bool) -> str:
+    from kerncraft.bench.likwid import probe_likwid
+    from kerncraft.bench.topology import detect_topology, flops_per_cycle
+    topo = detect_topology(use_likwid=use_likwid)
+    probe = probe_likwid(cpu=topo.core_cpus[0])
+    flops = flops_per_cycle(topo.flags)
+    lines = [f"CPU: {topo.model_name} -- {topo.uarch.name} ({topo.uarch.core}), "
+             f"in-core model {topo.uarch.incore_model or 'none'}",
+             f"topology ({topo.source}): {topo.sockets} socket(s), {topo.cores_per_socket} "
+             f"cores/socket, {topo.threads_per_core} threads/core, {topo.numa_domains} NUMA "
+             f"domain(s); benchmark CPUs {', '.join(map(str, topo.core_cpus))}",
+             "caches: " + "; ".join(f"{c.name} {c.size // 1024} KiB ({c.ways}-way, "
+                                    f"{c.instances} instance(s))" for c in topo.caches),
+             f"ISA: {' '.join(topo.isa_extensions())}; peak DP {flops.dp['total']} FLOP/cy "
+             f"({flops.assumption})",
+             f"likwid: perfctr {'usable' if probe.perfctr else 'not usable'} ({probe.reason}); "
+             f"likwid-bench {'installed' if probe.bench else 'missing'}"]
+    lines.extend(f"note: {n}" for n in topo.notes)
+    return "\n".join(lines)
+
+
+def _generate(args: argparse.Namespace, argv: Sequence[str]) -> str:
+    from kerncraft.bench.machine_gen import GenerationPlan, generate_machine_file, host_probes
+    plan = GenerationPlan.quick() if args.quick else GenerationPlan()
+    changes = {}
+    if args.max_cores:
+        changes["max_cores"] = args.max_cores
+    if args.duration:
+        changes["duration"] = args.duration
+    if args.repeats:
+        changes["repeats"] = args.repeats
+    if changes:
+        plan = GenerationPlan(**{**plan.__dict__, **changes})
+    backend = "builtin" if args.no_likwid else args.bench
+    probes = host_probes(use_likwid=not args.no_likwid, backend=backend)
+    command = shlex.join(["kerncraft-machine", *argv])
+    return generate_machine_file(plan, probes, fma_units=args.fma_units, command=command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(args_list)
+    try:
+        if args.clock:
+            print(_clock_report())
+            return 0
+        if args.probe:
+            print(_probe_report(not args.no_likwid))
+            return 0
+        output = Path(args.output) if args.output else None
+        if output is not None and output.exists() and not args.force:
+            print(f"kerncraft-machine: {output} exists; use --force to overwrite it",
+                  file=sys.stderr)
+            return 2
+        text = _generate(args, args_list)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text, encoding="utf-8")
+            print(f"wrote {output}", file=sys.stderr)
+        return 0
+    except KerncraftError as exc:
+        print(f"kerncraft-machine: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("kerncraft-machine: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":      # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""``-p ECMCPU`` and ``-p ECM``: in-core and full Execution-Cache-Memory model.
+
+ECMCPU reports T_OL and T_nOL per cache line of work from the compiled loop
+(:mod:`kerncraft.models.incore_prediction`); ECM adds the data transfers of
+ECMData and composes them (:mod:`kerncraft.models.ecm_compose`), with the
+saturation core count and the scaling table up to a NUMA domain and a socket.
+"""
+from __future__ import annotations
+
+from kerncraft.cache.traffic import iterations_per_cacheline
+from kerncraft.models.ecm_compose import (ECMContribution, compose_ecm, saturation_cores,
+                                          scaling_table)
+from kerncraft.models.ecm_data import convert_cycles, format_value
+from kerncraft.models.incore_prediction import incore_options, predict_incore
+from kerncraft.models.registry import ModelReport
+from kerncraft.models.transfers import link_times, predict_traffic
+
+
+def incore_for(kernel, machine, args):
+    ipc = iterations_per_cacheline(kernel, machine.cacheline_size)
+    return predict_incore(kernel, machine, iterations_per_cacheline=ipc, **incore_options(args))
+
+
+def _incore_lines(incore, verbose: int) -> list[str]:
+    a = incore.analysis
+    scale = incore.per_cacheline
+    lines = [f"  in-core ({incore.arch}, {incore.compiler} {incore.flags}): "
+             f"{incore.selection.iterations_per_asm_iteration} iterations per assembly "
+             f"iteration (unroll {incore.selection.unroll} x SIMD {incore.selection.simd_width})",
+             f"  per cache line: throughput {a.throughput * scale:.2f} cy, critical path "
+             f"{a.critical_path * scale:.2f} cy, loop-carried dependency {a.lcd * scale:.2f} cy"
+             + (f", front end {a.frontend * scale:.2f} cy" if a.frontend else ""),
+             f"  T_OL set by {incore.t_ol_source}; T_nOL = busiest of ports "
+             f"{', '.join(incore.non_overlapping_ports)}"]
+    if verbose:
+        lines.append("  " + incore.selection.describe().replace("\n", "\n  "))
+        from kerncraft.incore.report import format_report
+        lines.append(format_report(a, unroll=incore.selection.iterations_per_asm_iteration))
+    return lines
+
+
+def ecm_cpu_model(kernel, machine, args) -> ModelReport:
+    incore = incore_for(kernel, machine, args)
+    unit = getattr(args, "unit", None) or "cy/CL"
+    lines = [f"ECMCPU: T_OL = {incore.t_ol:.2f} cy/CL, T_nOL = {incore.t_nol:.2f} cy/CL"]
+    if unit != "cy/CL":
+        lines.append("  = " + ", ".join(
+            f"{name} {format_value(convert_cycles_ipc(kernel, machine, incore, v, unit), unit)}"
+            for name, v in (("T_OL", incore.t_ol), ("T_nOL", incore.t_nol))))
+    lines += _incore_lines(incore, getattr(args, "verbose", 0))
+    return ModelReport("ECMCPU", "\n".join(lines), {"unit": unit, **incore.to_dict()})
+
+
+def convert_cycles_ipc(kernel, machine, incore, cycles: float, unit: str) -> float:
+    from kerncraft.units import convert_performance
+    return convert_performance(cycles, "cy/CL", unit, clock=machine.clock,
+                               iterations_per_cl=incore.iterations_per_cacheline,
+                               flops_per_iteration=kernel.total_flops)
+
+
+def _scaling_limits(machine) -> tuple[int, int]:
+    numa = machine.cores_per_numa_domain or machine.cores_per_socket
+    return numa, machine.cores_per_socket
+
+
+def _memory_times(kernel, machine, traffic, max_cores: int) -> list[float]:
+    """T_L3MEM for 1..max_cores cores, each with the bandwidth measured on that many."""
+    return [link_times(kernel, machine, traffic, cores=n)[-1].cycles
+            for n in range(1, max_cores + 1)]
+
+
+def ecm_model(kernel, machine, args) -> ModelReport:
+    predictor = getattr(args, "cache_predictor", "LC")
+    cores = getattr(args, "cores", 1)
+    unit = getattr(args, "unit", None) or "cy/CL"
+    incore = incore_for(kernel, machine, args)
+    traffic = predict_traffic(kernel, machine, predictor, cores=1)
+    links = link_times(kernel, machine, traffic, cores=1)
+    contributions = [ECMContribution(link.name, link.cycles,
+                                     machine.level(link.lower).transfers_overlap)
+                     for link in links]
+    levels = ("L1",) + tuple(link.lower for link in links)
+    ecm = compose_ecm(incore.t_ol, incore.t_nol, contributions, levels)
+    numa, socket = _scaling_limits(machine)
+    memory = _memory_times(kernel, machine, traffic, max(socket, cores))
+    saturated = min(memory[:numa])
+    n_s = saturation_cores(ecm.memory_time, saturated)
+    table = scaling_table(ecm.memory_time, memory)
+    convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
+    lines = [f"ECM ({incore.arch}, {'layer conditions' if predictor == 'LC' else 'cache simulation'})",
+             ecm.notation() + "   {T_OL || T_nOL | " + " | ".join(c.name for c in contributions) + "}",
+             ecm.prediction_notation() + "   {" + " \u230b ".join(f"T_{lvl}" for lvl in levels) + "}"]
+    if unit != "cy/CL":
+        lines.append("{ " + " \u230b ".join(format_value(convert(t), unit)
+                                           for t in ecm.predictions) + " }")
+    lines.append(f"saturating at {n_s} core(s) (T_MEM {ecm.memory_time:.2f} cy/CL / T_L3MEM at "
+                 f"saturated bandwidth {saturated:.2f} cy/CL)")
+    lines += _incore_lines(incore, getattr(args, "verbose", 0))
+    lines += [f"  note: {note}" for note in traffic.notes if "holds" in note or args.verbose]
+    lines.append(_format_scaling(table, numa, socket, cores, convert, unit))
+    chosen = table[cores - 1]
+    lines.append(f"prediction for {cores} core(s): {format_value(convert(chosen.cycles_per_cl), unit)}"
+                 + (" per core group" if cores > 1 and unit in ("cy/CL", "cy/It") else ""))
+    data = {"predictor": predictor, "unit": unit, "cores": cores, **ecm.to_dict(),
+            "predictions_in_unit": {lvl: convert(t) for lvl, t in zip(levels, ecm.predictions)},
+            "saturation_cores": n_s, "saturated_T_L3MEM": saturated,
+            "scaling": [{"cores": p.cores, "cycles_per_cl": p.cycles_per_cl,
+                         "value": convert(p.cycles_per_cl), "memory_bound": p.memory_bound}
+                        for p in table[:max(socket, cores)]],
+            "prediction": convert(chosen.cycles_per_cl),
+            "incore": incore.to_dict(), "links": [link.to_dict() for link in links],
+            "traffic": traffic.to_dict()}
+    return ModelReport("ECM", "\n".join(lines), data)
+
+
+def _format_scaling(table, numa: int, socket: int, cores: int, convert, unit: str) -> str:
+    rows = [f"scaling (NUMA domain: {numa} cores, socket: {socket} cores)",
+            f"  {'cores':>5} {'cy/CL':>8} {unit if unit != 'cy/CL' else '':>14}  bound"]
+    for point in table[:max(socket, cores)]:
+        value = format_value(convert(point.cycles_per_cl), unit) if unit != "cy/CL" else ""
+        marker = " <- NUMA domain" if point.cores == numa and numa != socket else ""
+        rows.append(f"  {point.cores:>5} {point.cycles_per_cl:8.2f} {value:>14}  "
+                    f"{'memory' if point.memory_bound else 'core'}{marker}")
+    return "\n".join(rows)

@@ -1,0 +1,190 @@
+"""kerncraft-machine: plateau detection, working-set choice, rendering, CLI.
+
+The generator is driven by injected fake measurements (instant); one test
+runs the real built-in streaming kernel briefly (skipped off x86-64 Linux or
+without gcc).
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kerncraft.bench import cli, machine_gen as mg
+from kerncraft.bench import streams, timing
+from kerncraft.bench.clock import ClockCalibration, FmaThroughput
+from kerncraft.bench.streams import KERNELS, Plateau, find_plateaus, sweep_sizes
+from kerncraft.bench.topology import (CacheInfo, HostTopology, flops_per_cycle,
+                                      identify_microarchitecture, parse_cpu_list, parse_size)
+from kerncraft.machine.loader import load_machine, parse_machine_text
+
+KiB, MiB = 1024, 1024 * 1024
+FLAGS = frozenset("sse2 avx avx2 fma avx512f hypervisor".split())
+CACHES = (CacheInfo(1, "Data", 48 * KiB, 12, 64, 64, (0,), 2),
+          CacheInfo(2, "Unified", 1280 * KiB, 20, 1024, 64, (0,), 2),
+          CacheInfo(3, "Unified", 48 * MiB, 12, 65536, 64, (0, 1), 1))
+
+
+def fake_topology() -> HostTopology:
+    uarch = identify_microarchitecture("GenuineIntel", 6, 106, 6, FLAGS)
+    return HostTopology("Intel(R) Xeon(R) Processor @ 2.80GHz", "GenuineIntel", 6, 106, 6,
+                        FLAGS, 1, 2, 1, 1, (0, 1), (0, 1), CACHES, uarch, hypervisor=True)
+
+
+def fake_bandwidth(kernel: str, size: int, cores: int, duration: float, repeats: int) -> float:
+    """Plateaus: L1 < 40 KiB, L2 < 1 MiB, an L3 that ends at 20 MiB, memory."""
+    per_core = 190e9 if size < 40 * KiB else 125e9 if size < MiB else \
+        33e9 if size < 20 * MiB else 7e9
+    return per_core * cores * (1.0 if kernel == "load" else 1.1)
+
+
+CLOCK = ClockCalibration(3.5e9, 2.8e9, "fake add chain", 0.01, (3.5e9, 3.47e9), 1, 2.8e9, 2.8e9)
+
+
+def fake_probes() -> mg.Probes:
+    return mg.Probes(topology=fake_topology, clock=lambda: CLOCK, bandwidth=fake_bandwidth,
+                     fma=lambda clock: FmaThroughput(6e9, 1.71, 2, 3e9, 0.0, clock.core_hz))
+
+
+@pytest.fixture(scope="module")
+def generated():
+    messages: list[str] = []
+    text = mg.generate_machine_file(mg.GenerationPlan.quick(), fake_probes(), messages.append,
+                                    command="kerncraft-machine --quick")
+    return text, messages
+
+
+def test_generated_file_loads_with_measured_and_derived_fields(generated):
+    text, messages = generated
+    machine = parse_machine_text(text, "HOST.yml")
+    assert machine.clock == 3.5e9
+    assert [lvl.name for lvl in machine.memory_hierarchy] == ["L1", "L2", "L3", "MEM"]
+    assert machine.in_core_model["kerncraft"] == "SPR"
+    assert machine.peak_flops_per_cycle("DP") == 32
+    l2, l3 = machine.level("L2"), machine.level("L3")
+    # derived: L2 load 125 GB/s at 3.5 GHz = 1.792 cy/CL, minus 64 B / 128 B/cy = 0.5 cy
+    assert l2.upstream_throughput.bytes_per_cycle == pytest.approx(64 / (64 * 3.5 / 125 - 0.5),
+                                                                   abs=0.05)
+    assert l3.upstream_throughput.bytes_per_cycle == pytest.approx(
+        64 / (64 * 3.5 / 33 - 64 * 3.5 / 125), abs=0.05)
+    assert l2.geometry.load_from is None and l2.geometry.victims_to == "L3"
+    assert not l3.geometry.write_allocate
+    assert machine.memory_level.upstream_throughput.from_benchmarks
+    assert "[measured-derived]" in text and "[assumed]" in text and "[detected]" in text
+    assert any(m.startswith("sweep 1/") for m in messages)       # progress was reported
+
+
+def test_measurements_follow_the_plateaus(generated):
+    machine = parse_machine_text(generated[0])
+    by_level = {m.level: m for m in machine.measurements}
+    assert set(by_level) == {"L1", "L2", "L3", "MEM"}
+    l1, l3, mem = by_level["L1"], by_level["L3"], by_level["MEM"]
+    assert l1.cores == (1, 2) and l1.threads_per_core == 1
+    assert l1.size_per_core[0] == l1.size_per_core[1] < 40 * KiB      # private: same per core
+    assert l3.size_per_core[1] == pytest.approx(l3.size_per_core[0] / 2, rel=0.01)   # shared
+    assert 1.25 * MiB < l3.size_per_core[0] < 20 * MiB
+    assert mem.size_per_core[0] >= 20 * MiB
+    assert l1.results["load"] == pytest.approx((190e9, 380e9), rel=1e-3)
+    assert mem.results["triad"] == pytest.approx((7.7e9, 15.4e9), rel=1e-3)
+
+
+def test_stream_mixes_match_the_bundled_reference_machine(generated):
+    machine = parse_machine_text(generated[0])
+    reference = load_machine("CSX").benchmark_kernels
+    for name, mix in machine.benchmark_kernels.items():
+        ref = reference[name]
+        assert (mix.read_streams, mix.read_bytes, mix.write_streams, mix.write_bytes,
+                mix.read_write_streams, mix.read_write_bytes, mix.flops_per_iteration) == \
+               (ref.read_streams, ref.read_bytes, ref.write_streams, ref.write_bytes,
+                ref.read_write_streams, ref.read_write_bytes, ref.flops_per_iteration), name
+
+
+def test_find_plateaus_ignores_transitions_and_single_outliers():
+    sizes = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+    bws = [100, 104, 98, 70, 50, 51, 49, 20, 10, 10.5]
+    plateaus = find_plateaus(sizes, bws, tolerance=0.12, smooth=False)
+    assert [(p.first, p.last) for p in plateaus] == [(8, 32), (128, 512), (2048, 4096)]
+    assert plateaus[0].next_first == 128 and plateaus[0].step_after == 64
+    assert plateaus[1].bandwidth == 50
+    # a single disturbed point (40) does not split a plateau once smoothed
+    assert len(find_plateaus([1, 2, 3, 4, 5], [100, 100, 40, 100, 100])) == 1
+    # a slow ramp (loop start-up at small sizes) stays one plateau, a steep fall splits
+    ramp = find_plateaus([1, 2, 3, 4, 5, 6, 7, 8], [149, 157, 164, 173, 180, 185, 130, 128])
+    assert [(p.first, p.last) for p in ramp] == [(1, 6), (7, 8)]
+
+
+def test_working_sets_fall_back_to_cpuid_sizes():
+    choices, notes = mg.choose_working_sets(CACHES, (), largest=256 * MiB)
+    assert [(c.level, c.source) for c in choices] == [("L1", "cpuid"), ("L2", "cpuid"),
+                                                      ("L3", "cpuid"), ("MEM", "cpuid")]
+    assert choices[0].total_single == 24 * KiB and choices[-1].total_single == 256 * MiB
+    assert choices[2].shared and choices[2].size_per_core(2) == 12 * MiB
+    assert any("no plateau" in n for n in notes)
+    plateau = Plateau(8 * KiB, 32 * KiB, 1e11, 3, 64 * KiB)
+    assert plateau.middle == 16 * KiB and plateau.upper_third == pytest.approx(20643, abs=1)
+
+
+def test_slower_multicore_point_is_measured_again():
+    calls = []
+
+    def flaky(kernel, size, cores, duration, repeats):
+        calls.append(cores)
+        return 100e9 if cores == 1 else (30e9 if calls.count(2) == 1 else 190e9)
+
+    probes = mg.Probes(topology=fake_topology, clock=lambda: CLOCK, bandwidth=flaky)
+    choice = mg.LevelChoice("L1", False, 16 * KiB, "plateau")
+    messages: list[str] = []
+    plan = mg.GenerationPlan()
+    assert mg._measure_point(probes, plan, choice, "load", 1, [], messages.append, "") == 100e9
+    assert mg._measure_point(probes, plan, choice, "load", 2, [100e9], messages.append,
+                             "") == 190e9
+    assert calls == [1, 2, 2] and any("measuring again" in m for m in messages)
+
+
+def test_upstream_falls_back_to_assumption_when_derivation_is_implausible():
+    results = {"L1": {"load": (100e9,)}, "L2": {"load": (300e9,)}, "L3": {"load": (30e9,)}}
+    up = mg.derive_upstream(results, 3e9, 64, 128, ["L1", "L2", "L3", "MEM"])
+    assert not up["L2"].derived and up["L2"].bytes_per_cycle == 64
+    assert up["L3"].derived and up["L3"].bytes_per_cycle == pytest.approx(
+        64 / (64 * 3 / 30 - 64 * 3 / 300))
+
+
+def test_sweep_sizes_are_log_spaced():
+    sizes = sweep_sizes(8 * KiB, 64 * KiB, 2)
+    assert sizes[0] == 8 * KiB and sizes[-1] == 64 * KiB and len(sizes) == 7
+    with pytest.raises(ValueError):
+        sweep_sizes(0, 1, 1)
+
+
+def test_topology_helpers():
+    assert parse_cpu_list("0-3,8,10-11") == (0, 1, 2, 3, 8, 10, 11)
+    assert parse_size("1280K") == 1280 * KiB and parse_size("48M") == 48 * MiB
+    uarch = identify_microarchitecture("GenuineIntel", 6, 143, 8, FLAGS)
+    assert (uarch.code, uarch.incore_model, uarch.fma_units) == ("SPR", "SPR", 2)
+    assert identify_microarchitecture("GenuineIntel", 6, 85, 7, FLAGS).incore_model == "CSX"
+    avx2 = flops_per_cycle(frozenset({"sse2", "avx", "avx2", "fma"}))
+    assert avx2.dp["total"] == 16 and avx2.sp["total"] == 32
+    assert flops_per_cycle(FLAGS, fma_units=1).dp == {"ADD": 8, "MUL": 8, "FMA": 16, "total": 16}
+
+
+def test_kernel_byte_counts_follow_likwid():
+    assert {k: v.bytes_per_iteration for k, v in KERNELS.items()} == \
+        {"load": 8, "copy": 16, "update": 16, "triad": 32, "daxpy": 24}
+
+
+def test_cli_refuses_to_overwrite(tmp_path, capsys):
+    target = tmp_path / "host.yml"
+    target.write_text("keep me")
+    assert cli.main(["--output", str(target), "--quick"]) == 2
+    assert target.read_text() == "keep me"
+    assert "--force" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not timing.is_x86_64_linux() or shutil.which("gcc") is None,
+                    reason="needs x86-64 Linux and gcc for the built-in kernels")
+def test_builtin_stream_kernel_runs():
+    result = streams.measure_builtin("copy", 32 * KiB, 1, duration=0.02, repeats=1)
+    assert result.backend == "builtin" and result.size_per_core == 32 * KiB
+    assert 1e9 < result.bandwidth < 5e12
+    with pytest.raises(Exception, match="unknown benchmark kernel"):
+        streams.measure_builtin("stream", 32 * KiB)
