@@ -7,6 +7,7 @@ are checked on the bundled Cascade Lake (CSX) file.
 from __future__ import annotations
 
 import dataclasses
+import random
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ import pytest
 import kerncraft
 from kerncraft.cache.addresses import (PAGE_SIZE, LoopWalker, UnitGenerator,
                                        build_streams, layout_arrays)
+from kerncraft.cache.addresses import reuse_span
 from kerncraft.cache.sim_predictor import predict_traffic_sim, simulate_traffic
+from kerncraft.cache.simulator import _engine_source
 from kerncraft.cache.simulator import (MEMORY, CacheSimulator, LevelSpec,
                                        level_specs_from_machine)
 from kerncraft.cache.traffic import transfer_volumes
@@ -324,3 +327,128 @@ def test_empty_iteration_space_is_reported():
 def test_bad_start_fraction():
     with pytest.raises(KerncraftError):
         simulate_traffic(_kernel(COPY, N=100), SMALL, start=1.5)
+
+
+# --- fast engine, chunked addresses and the warm-up rule ----------------------------------
+
+HIERARCHIES = {
+    "victim-l3": [LevelSpec("L1", 4, 2, 64, load_from="L2", store_to="L2"),
+                  LevelSpec("L2", 8, 3, 64, store_to="L3", victims_to="L3"),
+                  LevelSpec("L3", 16, 4, 64, write_allocate=False)],
+    "two-level": [LevelSpec("L1", 4, 2, 64, load_from="L2", store_to="L2"),
+                  LevelSpec("L2", 16, 4, 64)],
+    "write-through": [LevelSpec("L1", 4, 2, 64, write_back=False, load_from="L2",
+                                store_to="L2"),
+                      LevelSpec("L2", 8, 4, 64)],
+    "no-write-allocate": [LevelSpec("L1", 4, 2, 64, write_allocate=False, load_from="L2",
+                                    store_to="L2"),
+                          LevelSpec("L2", 8, 2, 64, write_allocate=False, write_back=False),
+                          LevelSpec("L3", 8, 4, 64)],
+    "allocating-victim": [LevelSpec("L1", 2, 2, 64, load_from="L2", store_to="L2"),
+                          LevelSpec("L2", 4, 2, 64, victims_to="L3", store_to="L3"),
+                          LevelSpec("L3", 8, 3, 64, write_back=False, store_to="L4"),
+                          LevelSpec("L4", 8, 4, 64)],
+    "four-level": [LevelSpec("L1", 2, 2, 64, load_from="L2", store_to="L2"),
+                   LevelSpec("L2", 4, 2, 64, load_from="L3", store_to="L3"),
+                   LevelSpec("L3", 4, 3, 64, load_from="L4", store_to="L4", victims_to="L4"),
+                   LevelSpec("L4", 8, 4, 64, write_allocate=False)],
+}
+
+
+@pytest.mark.parametrize("exclusive", [True, False])
+@pytest.mark.parametrize("name", sorted(HIERARCHIES))
+def test_fast_engine_equals_reference_engine(name, exclusive):
+    """feed() (generated code) and load()/store() give identical counters and contents."""
+    specs = HIERARCHIES[name]
+    for seed in range(5):
+        rnd = random.Random(seed)
+        seq = [rnd.randrange(1, 150) * (1 if rnd.random() < 0.7 else -1) for _ in range(3000)]
+        ref = CacheSimulator(specs, victim_exclusive=exclusive)
+        fast = CacheSimulator(specs, victim_exclusive=exclusive)
+        for x in seq:
+            (ref.load if x > 0 else ref.store)(abs(x))
+        for pos in range(0, len(seq), 97):
+            fast.feed(seq[pos:pos + 97])
+        assert fast.stats() == ref.stats()
+        for a, b in zip(ref.levels, fast.levels):
+            assert [list(s.items()) for s in a.sets] == [list(s.items()) for s in b.sets]
+
+
+def test_engine_source_is_specialised(csx):
+    src = _engine_source(level_specs_from_machine(csx))
+    assert "x % 14336" in src and "self" not in src     # constants inlined, no attributes
+    compile(src, "engine", "exec")
+
+
+def test_clear_level_and_unfilled_sets():
+    sim = CacheSimulator([LevelSpec("L1", 2, 2, 64)])
+    sim.feed([1, 3, 2])
+    assert sim.unfilled_sets(0) == [0]                  # set 1 holds 1 and 3
+    sim.feed([4])
+    assert sim.unfilled_sets(0) == []
+    sim.clear_level(0)
+    assert sim.contents("L1") == [[], []] and sim.stats()["L1"].misses == 4
+
+
+@pytest.mark.parametrize("source, binds", [
+    (None, {"name": "3d-27pt.c", "L": 9, "M": 23, "N": 37}),
+    (None, {"name": "matvec.c", "M": 23, "N": 37}),
+    (None, {"name": "himeno.c", "L": 9, "M": 11, "N": 37}),
+    ("double a[N], b[N];\nfor (int i=N-1; i>=0; --i) a[i] = b[i] + b[i-1];\n", {"N": 1000}),
+    ("double a[N][N]; double s;\nfor (int j=0; j<N; ++j) for (int i=0; i<N; ++i) "
+     "s += a[i][j];\n", {"N": 60}),
+    ("float a[N]; double b[N];\nfor (int i=0; i<N; ++i) a[i] = b[i];\n", {"N": 1001}),
+    ("double a[N][N];\nfor (int j=1; j<N-1; ++j) for (int i=j; i<N; ++i) a[j][i] = a[j-1][i];\n",
+     {"N": 50}),
+    ("double a[N], b[N];\nfor (int i=0; i<N/9; i++) a[9*i] = b[i];\n", {"N": 9999}),
+    ("double a[N][N], y[N];\nfor (int j=0; j<N; ++j) { y[j] = 0.0;\n"
+     "  for (int i=0; i<N; ++i) y[j] += a[j][i]; }\n", {"N": 30}),
+])
+def test_chunks_equal_units(source, binds):
+    binds = dict(binds)
+    kern = (_file_kernel(binds.pop("name"), **binds) if source is None
+            else _kernel(source, **binds))
+    for max_units in (1, 3, 64):
+        units = UnitGenerator(kern, 64, 8).units()
+        chunks = UnitGenerator(kern, 64, 8).chunks(max_units)
+        for _ in range(60):
+            seq, iterations, sweep_end = next(chunks)
+            expect, done, end = [], 0, False
+            while done < iterations:
+                reads, writes, n, end = next(units)
+                expect += reads + [-x for x in writes]
+                done += n
+            assert (seq, done, sweep_end) == (expect, iterations, end)
+
+
+def test_reuse_span_bounds_monotone_walks():
+    span = reuse_span(_file_kernel("3d-7pt.c", L=100, M=100, N=100), 64)
+    assert span.span == 2 * 100 * 100 + 8              # a[k+1][j][i] .. a[k-1][j][i], one line
+    assert span.sweep_lines == 2 * 98 ** 3 // 8
+    # the four a[0..3][..] blocks of himeno never share a line: bounded separately
+    assert reuse_span(_file_kernel("himeno.c", L=20, M=20, N=20), 64).span < 3 * 20 ** 3
+    assert reuse_span(_file_kernel("matvec.c", M=10, N=10), 64) is None       # x[j]: not monotone
+    assert reuse_span(_kernel("double a[N][N];\nfor (int j=1; j<N-1; ++j) for (int i=j; i<N; ++i)"
+                              " a[j][i] = 0.;\n", N=50), 64) is None          # triangular
+    assert reuse_span(_kernel("double a[N][N]; double s;\nfor (int j=0; j<N; ++j) for (int i=0;"
+                              " i<N; ++i) s += a[i][j];\n", N=50), 64) is None  # column walk
+
+
+@pytest.mark.parametrize("kernel, rule", [
+    (lambda: _file_kernel("2d-5pt.c", M=1000, N=256), "reuse span"),            # rule B
+    (lambda: _kernel("double a[N][N]; double s;\nfor (int j=0; j<N; ++j) for (int i=0; i<N;"
+                     " ++i) s += a[i][j];\n", N=600), "all levels filled"),     # rule A
+    (lambda: _kernel(COPY, N=16384), "full sweep"),                              # rule C
+])
+def test_warm_up_rule(kernel, rule):
+    assert rule in simulate_traffic(kernel(), SMALL).notes[1]
+
+
+def test_reuse_span_rule_agrees_with_filling_all_levels(monkeypatch):
+    kern = _file_kernel("2d-5pt.c", M=60, N=4096)
+    fast = simulate_traffic(kern, SMALL)
+    monkeypatch.setattr("kerncraft.cache.sim_predictor.reuse_span", lambda *a, **k: None)
+    full = simulate_traffic(kern, SMALL)
+    assert "reuse span" in fast.notes[1] and "all levels filled" in full.notes[1]
+    for level in ("L1", "L2"):
+        assert _counts(fast, level) == pytest.approx(_counts(full, level), abs=1e-3)

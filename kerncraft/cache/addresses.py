@@ -37,11 +37,26 @@ Accesses of statements outside the innermost loop (``outer_accesses``) are
 emitted once per row, with the row's last unit. L1 "hits" therefore count
 repeated *line* touches, not element accesses; the traffic below L1 is
 unaffected by the collapsing.
+
+:meth:`UnitGenerator.units` yields one unit at a time (the readable
+definition); :meth:`UnitGenerator.chunks` yields the same accesses for many
+units at once, computed per row segment with list comprehensions and
+interleaved with ``zip``/``chain``, in the encoding of
+:meth:`kerncraft.cache.simulator.CacheSimulator.feed` (the SIM predictor's
+path; both are checked to agree in ``tests/test_cache_sim.py``).
+
+Reuse span
+----------
+:func:`reuse_span` bounds, for rectangular nests that walk every array
+monotonically, how many iterations a cache line stays in use within a sweep;
+the SIM predictor uses it to end its warm-up as soon as the longest reuse has
+been simulated once (see :mod:`kerncraft.cache.sim_predictor`).
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from itertools import chain
 from typing import Callable, Iterator, Mapping
 
 import sympy
@@ -306,3 +321,179 @@ class UnitGenerator:
                     for is_write, a, ext, _, _ in outer:
                         (writes if is_write else reads).extend(range(a // cl, (a + ext) // cl + 1))
                 yield reads, writes, n, row.sweep_end and row_end
+
+    # --- whole rows at a time (the SIM predictor's path) ---------------------------------
+    def chunks(self, max_units: int = 256) -> Iterator[tuple[list[int], int, bool]]:
+        """Endless ``(accesses, iterations, sweep_end)`` of consecutive units of work.
+
+        ``accesses`` is the concatenation of what :meth:`units` yields for the
+        same units, in the same order, encoded for :meth:`CacheSimulator.feed`:
+        reads as positive line numbers, writes negated. A chunk holds whole
+        rows (a long row is split after ``max_units`` units) and ends at the
+        latest after ``max_units`` units or at a sweep end (``sweep_end``).
+        Instead of a Python loop per unit and stream, the lines of a stream
+        are computed for all units of a row segment at once and the streams
+        are interleaved with ``zip``/``chain`` (C loops), which makes this
+        several times faster than :meth:`units`.
+        """
+        seq: list[int] = []
+        iterations = units = 0
+        for row in self.walker.rows():
+            info = self._row_streams(row, self.streams)
+            outer = self._row_streams(row, self.outer_streams)
+            row_units = -(-row.count // self.unit)
+            prev: list[int | None] = [None] * len(info)
+            u0 = 0
+            while u0 < row_units:
+                u1 = min(row_units, u0 + max(1, max_units - units))
+                seq += self._segment(row, info, outer, prev, u0, u1, u1 == row_units)
+                iterations += min(row.count, u1 * self.unit) - u0 * self.unit
+                units += u1 - u0
+                u0 = u1
+                end = row.sweep_end and u0 == row_units
+                if units >= max_units or end:
+                    yield seq, iterations, end
+                    seq, iterations, units = [], 0, 0
+
+    def _segment(self, row: Row, info: list[tuple], outer: list[tuple], prev: list,
+                 u0: int, u1: int, row_end: bool) -> list[int]:
+        """Accesses of units ``u0 .. u1-1`` of ``row`` (``prev``: per-stream edge, updated)."""
+        cl, unit, count = self.cl, self.unit, row.count
+        starts = range(u0 * unit, u1 * unit, unit)
+        ends = list(range(u0 * unit + unit - 1, u1 * unit, unit))
+        if ends[-1] >= count:
+            ends[-1] = count - 1
+        nunits = u1 - u0
+        read_cols: list = []
+        write_cols: list = []
+        for k, (is_write, a, ext, d, strided) in enumerate(info):
+            cols = write_cols if is_write else read_cols
+            sign = -1 if is_write else 1
+            if strided:
+                cols.append([[sign * x for t in range(t0, e + 1)
+                              for x in range((a + d * t) // cl, (a + d * t + ext) // cl + 1)]
+                             for t0, e in zip(starts, ends)])
+            elif d == 0:
+                lo, hi = a // cl, (a + ext) // cl
+                cols.append([range(lo, hi + 1) if sign > 0 else range(-lo, -hi - 1, -1)]
+                            * nunits)
+            elif d > 0:
+                top = a + ext
+                stops = [(top + d * t) // cl + 1 for t in ends]     # last line + 1 per unit
+                first = (a + d * starts[0]) // cl if prev[k] is None else prev[k] + 1
+                prev[k] = stops[-1] - 1
+                begins = [first] + stops[:-1]
+                if sign > 0:
+                    cols.append(list(map(range, begins, stops)))
+                else:
+                    cols.append(list(map(range, [-b for b in begins], [-s for s in stops],
+                                         [-1] * nunits)))
+            else:
+                lows = [(a + d * t) // cl for t in ends]            # lowest line per unit
+                first = (a + ext + d * starts[0]) // cl if prev[k] is None else prev[k] - 1
+                prev[k] = lows[-1]
+                highs = [first] + [x - 1 for x in lows[:-1]]
+                if sign > 0:
+                    cols.append(list(map(range, highs, [x - 1 for x in lows], [-1] * nunits)))
+                else:
+                    cols.append(list(map(range, [-h for h in highs], [1 - x for x in lows])))
+        if outer and row_end:
+            empty = [()] * (nunits - 1)
+            for is_write, a, ext, _, _ in outer:
+                lines = range(a // cl, (a + ext) // cl + 1)
+                if is_write:
+                    write_cols.append(empty + [[-x for x in lines]])
+                else:
+                    read_cols.append(empty + [lines])
+        return list(chain.from_iterable(chain.from_iterable(zip(*read_cols, *write_cols))))
+
+
+@dataclass(frozen=True)
+class ReuseSpan:
+    """Bounds of a monotone walk (see :func:`reuse_span`).
+
+    ``span``: within one sweep, every cache line is touched only during an
+    interval of at most ``span`` innermost iterations. ``sweep_lines``: a
+    lower bound on the distinct lines one sweep touches.
+    """
+
+    span: int
+    sweep_lines: int
+
+
+def reuse_span(kernel, cl_size: int,
+               layout: Mapping[str, ArrayLayout] | None = None) -> ReuseSpan | None:
+    """Bound how long a cache line stays in use, for walks that move monotonically.
+
+    Applies when the loop nest is rectangular (constant bounds) and, for every
+    array, all accesses share one coefficient vector ``c`` along which the
+    walk is *strictly monotone*: the element index ``f = c . (loop indices)``
+    changes by at least ``delta >= 1`` elements (always in the same
+    direction) from one innermost iteration to the next, row and plane
+    changes included. Then an access ``f + o`` touches a given line only while
+    ``f`` lies in a window of ``o_max - o_min + elements per line - 1``
+    elements, i.e. during at most that many / ``delta`` iterations: the
+    stencil's longest reuse (e.g. two planes for a 3D 7-point stencil) is
+    bounded without any layer-condition reasoning. Accesses of one array whose
+    element ranges over the whole sweep cannot share a line (``a[0][..]`` and
+    ``a[3][..]`` of a 4D array) are bounded separately. Returns ``None`` when
+    the conditions do not hold (triangular nests, several coefficient vectors
+    per array, accesses outside the innermost loop, non-monotone walks such
+    as column sweeps or ``x[j]`` under an inner ``i``).
+    """
+    binds = _bind_map(kernel)
+    loops = kernel.loops
+    if not loops or getattr(kernel, "outer_accesses", ()):
+        return None
+    firsts, trips, steps = [], [], []
+    for lp in loops:
+        lo, hi = (sympy.sympify(e).subs(binds) for e in (lp.start, lp.end))
+        if lo.free_symbols or hi.free_symbols:
+            return None
+        r = range(int(lo), int(hi), lp.step)
+        if not len(r):
+            return None
+        firsts.append(r.start)
+        trips.append(len(r))
+        steps.append(lp.step)
+    layout = dict(layout) if layout is not None else layout_arrays(kernel)
+    streams = build_streams(kernel, layout, cl_size)
+    by_array: dict[str, list[Stream]] = {}
+    for st in streams:
+        by_array.setdefault(st.array, []).append(st)
+    n = len(loops)
+    total = 1
+    for t in trips:
+        total *= t
+    span = lines = 0
+    for group in by_array.values():
+        coeffs = {st.coeffs for st in group}
+        if len(coeffs) != 1:
+            return None
+        c = group[0].coeffs
+        g = [ck * sk for ck, sk in zip(c, steps)]
+        deltas = [g[-1]] if trips[-1] > 1 else []
+        for k in range(n - 1):
+            if trips[k] > 1:
+                deltas.append(g[k] - sum(g[m] * (trips[m] - 1) for m in range(k + 1, n)))
+        if not deltas or not (all(x >= 1 for x in deltas) or all(x <= -1 for x in deltas)):
+            return None
+        step = min(abs(x) for x in deltas)
+        per_line = max(1, -(-cl_size // group[0].element_size))
+        f_first = sum(ck * x for ck, x in zip(c, firsts))
+        f_last = sum(ck * (x + s * (t - 1)) for ck, x, s, t in zip(c, firsts, steps, trips))
+        f_lo, f_hi = min(f_first, f_last), max(f_first, f_last)
+        # clusters of streams whose element ranges (plus a line) overlap
+        ranges = sorted((f_lo + st.lo - per_line, f_hi + st.hi + per_line, st.lo, st.hi)
+                        for st in group)
+        clusters: list[list[int]] = []
+        for lo, hi, o_lo, o_hi in ranges:
+            if clusters and lo <= clusters[-1][1]:
+                cl_ = clusters[-1]
+                cl_[1], cl_[2], cl_[3] = max(cl_[1], hi), min(cl_[2], o_lo), max(cl_[3], o_hi)
+            else:
+                clusters.append([lo, hi, o_lo, o_hi])
+        for _, _, o_lo, o_hi in clusters:
+            span = max(span, (o_hi - o_lo + per_line - 1) // step + 1)
+            lines += total // per_line
+    return ReuseSpan(span, lines)

@@ -6,30 +6,77 @@ Procedure
    (:func:`kerncraft.cache.simulator.level_specs_from_machine`; shared levels
    get the share of ``cores`` cores).
 2. Walk the kernel from the middle of its iteration space
-   (:class:`kerncraft.cache.addresses.UnitGenerator`), one unit of work at a
-   time.
-3. **Warm-up by bytes streamed**: simulate until the number of *distinct*
-   cache lines touched reaches ``warmup_factor`` (default 2) times the number
-   of lines all simulated levels hold together, or until the walk has passed
-   the end of the domain twice, i.e. completed one full sweep from the
-   domain's start (smaller data is then cached as in every later sweep). With
-   LRU, a set's content depends only on the last ``ways`` distinct lines
-   mapped to it, so after streaming twice the total capacity the state no
-   longer depends on where the simulation started. Counting distinct lines
-   (not iterations) makes the warm-up adapt to the kernel: a 3D stencil at
-   N=500 warms up within a few hundred rows, a 1D stream within some ten
-   thousand units.
+   (:class:`kerncraft.cache.addresses.UnitGenerator`), a chunk of units of
+   work at a time (:meth:`~kerncraft.cache.addresses.UnitGenerator.chunks`,
+   fed to the generated fast engine :meth:`CacheSimulator.feed`).
+3. **Warm-up** (:func:`_warm_up`) until the cache state is the steady state,
+   see below.
 4. **Measurement window**: snapshot the counters, continue until the window
    has touched ``window_factor`` (default 1) times the total capacity in
    distinct lines (at most ``max_window_lines``), or reaches the end of the
-   domain, but at least ``min_window_units`` units. Stopping at the domain end keeps the window of
-   a large domain in the interior (no wrap-around transient); a small domain
-   is measured over a whole sweep, boundaries included, as when a kernel is
-   called repeatedly. The counter differences divided by the units of work in
-   the window (iterations / iterations per unit) are the result.
+   domain, but at least ``min_window_units`` units. Stopping at the domain
+   end keeps the window of a large domain in the interior (no wrap-around
+   transient); a small domain is measured over a whole sweep, boundaries
+   included, as when a kernel is called repeatedly. The counter differences
+   divided by the units of work in the window (iterations / iterations per
+   unit) are the result.
 5. **Settling write-backs**: evictions lag behind the stores that cause them;
    the window is charged with the write-backs it caused (:func:`_settle`), so
-   e.g. a copy gives exactly 1.0 dirty line per unit at every level.
+   e.g. a copy gives exactly 1.0 dirty line per unit at every level, whether
+   or not the lower levels are full yet.
+
+Warm-up rule
+------------
+The simulation starts with empty caches in the middle of the domain, while
+the question is the traffic of a kernel that has been running (and called
+repeatedly) for a long time. The warm-up ends as soon as one of these holds
+(checked after every chunk of at most ``CHUNK_UNITS`` units; whether a level
+is full is looked up for its not-yet-full sets only, at most every
+``len(pending) / 64`` chunks, so the bookkeeping stays negligible):
+
+(A) **Every level has been filled, top down.** Levels are filled in stages:
+    when every set of level *k* has been full at least once, level *k* is
+    *settled* and level *k+1* is emptied (:meth:`CacheSimulator.clear_level`)
+    and must fill again. A set that has held ``ways`` lines all inserted after
+    the events above it became exact can no longer hold anything older (LRU
+    evicts older lines first, also in an exclusive victim cache), so from then
+    on its content and LRU order are what a cache that had been running
+    forever would hold; an emptied level receives exactly the steady-state
+    stream of misses, write-backs and victims because every level above it
+    is settled already. Once all levels are settled the whole hierarchy is in
+    the steady state.
+(B) **All levels but the last are settled and the longest reuse has been
+    covered once**: ``span`` more iterations have been simulated since, where
+    ``span`` bounds (for rectangular loop nests walked monotonically through
+    every array, :func:`kerncraft.cache.addresses.reuse_span`) how long any
+    line stays in use within a sweep (two planes plus a few rows for a 3D
+    stencil). Every line touched in the window was then first touched after
+    the upper levels became exact and after the last level was emptied, so
+    its whole history - hits, misses, evictions, victim moves - is simulated,
+    and a line a warm cache would still hold from before can only be a reuse
+    a whole sweep later. (B) is used only when a sweep touches at least twice
+    as many lines as all levels hold together (``sweep_lines``), so such a
+    reuse misses in the steady state as well. The last level need not be
+    full: what it would additionally hold is never touched again in the
+    window, and its write-backs are settled by step 5.
+(C) The walk has passed the end of the domain twice *since the last level was
+    emptied*, i.e. simulated one full sweep of exact events: data that fits
+    into the caches is then cached as in every later sweep.
+(D) Fallback (kernels that never fill some sets, e.g. strides that use only
+    part of a level, and are no monotone walk): ``warmup_factor`` (default 2)
+    times the total capacity in distinct lines, the former rule.
+
+(A) and (B) follow from how LRU caches work rather than from a safety
+factor, so the warm-up length adapts to the kernel instead of being a fixed
+multiple of the capacity. (What they leave open is the dirty bit of a line
+that stays cached through the whole warm-up after a store before the start:
+at most one write-back per such line - the few lines a kernel keeps hot
+in cache, against windows of thousands of units.)
+Results agree with the former rule to a few tenths of a percent (see
+``benchmarks/RESULTS-traffic.md``). For a 3D 7-point stencil at N=500 on Cascade Lake
+(1 core, 14 MB L3) (B) ends the warm-up after about 0.5 M iterations
+(two planes) instead of the 1.7 M iterations of the former "2x total
+capacity" rule; a 1D stream beyond the caches needs only to fill L1 and L2.
 
 L1 ``hits`` count repeated *line* touches after the address generator has
 collapsed element accesses into lines (see :mod:`kerncraft.cache.addresses`),
@@ -40,31 +87,73 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-from kerncraft.cache.addresses import UnitGenerator
+from kerncraft.cache.addresses import UnitGenerator, reuse_span
 from kerncraft.cache.simulator import (MEMORY, CacheSimulator, LevelSpec, LevelStats,
                                        level_specs_from_machine)
 from kerncraft.cache.traffic import LevelTraffic, TrafficResult, iterations_per_cacheline
 
+CHUNK_UNITS = 128        # units of work per engine call (stop granularity)
 
-def _run_until(sim: CacheSimulator, units, target_lines: int, min_units: int,
-               sweeps: int) -> int:
-    """Feed units until ``target_lines`` distinct lines or ``sweeps`` sweep ends.
 
-    Never stops before ``min_units`` units; returns the iterations simulated.
+def _warm_up(sim: CacheSimulator, chunks, span: int | None,
+             fallback_lines: int) -> tuple[int, str]:
+    """Feed chunks until the steady state (module doc, rules A-D).
+
+    Returns the iterations simulated and which rule ended the warm-up.
     """
+    nlevels = len(sim.levels)
+    stage = 0                                   # levels [0, stage) are settled
+    pending = sim.unfilled_sets(0)
+    countdown = 0                               # chunks until the next fill check
+    settled_at = 0 if nlevels == 1 else None    # iterations when stage reached n-1
     touched: set[int] = set()
-    iterations = done_units = ends = 0
-    access = sim.access
-    for reads, writes, n, sweep_end in units:
-        access(reads, writes)
-        touched.update(reads)
-        touched.update(writes)
-        iterations += n
-        done_units += 1
+    update = touched.update
+    feed = sim.feed
+    iterations = ends = 0
+    for seq, its, sweep_end in chunks:
+        feed(seq)
+        update(map(abs, seq))
+        iterations += its
         ends += sweep_end
-        if done_units >= min_units and (ends >= sweeps or len(touched) >= target_lines):
-            break
-    return iterations
+        countdown -= 1
+        while stage < nlevels and countdown <= 0:
+            pending = sim.unfilled_sets(stage, pending)
+            if pending:
+                # a check costs one look per pending set: amortize to <= 64 per chunk
+                countdown = len(pending) // 64
+                break
+            stage += 1
+            if stage < nlevels:
+                sim.clear_level(stage)
+                ends = 0
+                pending = sim.unfilled_sets(stage)
+                countdown = len(pending) // 64
+            if stage == nlevels - 1:
+                settled_at = iterations
+        if stage == nlevels:
+            return iterations, "all levels filled"
+        if span is not None and settled_at is not None and iterations - settled_at >= span:
+            return iterations, f"levels above the last filled + reuse span {span} iterations"
+        if ends >= 2:
+            return iterations, "one full sweep since the last level was emptied"
+        if len(touched) >= fallback_lines:
+            return iterations, "distinct lines reached the fallback limit"
+    raise AssertionError("unit generator ended")   # pragma: no cover (endless)
+
+
+def _measure(sim: CacheSimulator, chunks, window_lines: int, min_iterations: int) -> int:
+    """Feed the measurement window (module doc, step 4); return its iterations."""
+    touched: set[int] = set()
+    update = touched.update
+    feed = sim.feed
+    iterations = 0
+    for seq, its, sweep_end in chunks:
+        feed(seq)
+        update(map(abs, seq))
+        iterations += its
+        if iterations >= min_iterations and (sweep_end or len(touched) >= window_lines):
+            return iterations
+    raise AssertionError("unit generator ended")   # pragma: no cover (endless)
 
 
 def _settle(stats: LevelStats, spec: LevelSpec) -> LevelStats:
@@ -120,22 +209,26 @@ def simulate_traffic(kernel, levels: Sequence[LevelSpec], *, warmup_factor: floa
                      min_window_units: int = 64, start: float = 0.5) -> TrafficResult:
     """Simulate a *bound* kernel on an explicit hierarchy (L1 first).
 
-    ``warmup_factor`` / ``window_factor`` size warm-up and window in multiples
-    of the total capacity (distinct lines), ``max_window_lines`` caps the
-    window (4 MiB of 64 B lines by default: a bigger window only averages more
-    of the same steady state), ``min_window_units`` is the least number of
-    units measured, ``start`` the fraction of the outermost loop's
-    range where the walk begins (see module doc).
+    ``warmup_factor`` sizes the fallback warm-up (rule D of the module doc) and
+    ``window_factor`` the window, in multiples of the total capacity (distinct
+    lines); ``max_window_lines`` caps the window (4 MiB of 64 B lines by
+    default: a bigger window only averages more of the same steady state),
+    ``min_window_units`` is the least number of units measured, ``start`` the
+    fraction of the outermost loop's range where the walk begins (see module
+    doc).
     """
     sim = CacheSimulator(levels)
     cl = sim.cl_size
     per_unit = iterations_per_cacheline(kernel, cl)
-    units = UnitGenerator(kernel, cl, per_unit, start=start).units()
+    gen = UnitGenerator(kernel, cl, per_unit, start=start)
+    chunks = gen.chunks(CHUNK_UNITS)
     capacity = sim.total_lines
-    warm_iterations = _run_until(sim, units, int(warmup_factor * capacity), 1, 2)
+    bound = reuse_span(kernel, cl, gen.layout)
+    span = bound.span if bound is not None and bound.sweep_lines >= 2 * capacity else None
+    warm_iterations, rule = _warm_up(sim, chunks, span, int(warmup_factor * capacity))
     before = sim.stats()
     window_lines = max(1, min(int(window_factor * capacity), max_window_lines))
-    iterations = _run_until(sim, units, window_lines, min_window_units, 1)
+    iterations = _measure(sim, chunks, window_lines, min_window_units * per_unit)
     after = sim.stats()
     work = iterations / per_unit
     result_levels = tuple(_level_traffic(_settle(after[s.name] - before[s.name], s), work, cl)
@@ -143,7 +236,7 @@ def simulate_traffic(kernel, levels: Sequence[LevelSpec], *, warmup_factor: floa
     sizes = ", ".join(f"{s.name} {s.size / 1024:g} KiB" for s in sim.specs)
     notes = (
         f"simulated caches: {sizes}",
-        f"warm-up {warm_iterations} iterations, window {iterations} iterations "
+        f"warm-up {warm_iterations} iterations ({rule}), window {iterations} iterations "
         f"({work:g} units of {per_unit} iterations)",
         "memory per unit: {:g} CL loaded, {:g} CL stored".format(
             *(sum(dict(getattr(lvl, attr)).get(MEMORY, 0.0) for lvl in result_levels)
