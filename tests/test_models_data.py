@@ -116,6 +116,14 @@ def test_ecm_composition_overlapping_level():
 def test_saturation_and_scaling():
     assert saturation_cores(35.0, 8.0) == 5          # ceil(4.375)
     assert saturation_cores(32.0, 8.0) == 4          # exact division is not rounded up
-    table = scaling_table(35.0, [22.0, 12.0, 9.0, 8.0, 8.0])
+    assert saturation_cores(15.0, 0.0) is None       # no memory traffic: never saturates
+    table = scaling_table([(n, 35.0, t) for n, t in enumerate([22.0, 12.0, 9.0, 8.0, 8.0], 1)])
     assert [round(p.cycles_per_cl, 3) for p in table] == [35.0, 17.5, 11.667, 8.75, 8.0]
     assert [p.memory_bound for p in table] == [False, False, False, False, True]
+
+
+def test_scaling_uses_the_memory_time_of_n_cores():
+    # with 2 cores the shared cache share shrinks: T_MEM(2) = 50 instead of 35
+    table = scaling_table([(1, 35.0, 22.0), (2, 50.0, 12.0)])
+    assert [p.cycles_per_cl for p in table] == [35.0, 25.0]
+    assert scaling_table([(1, 15.0, 0.0)])[0].memory_bound is False

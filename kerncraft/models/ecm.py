@@ -22,6 +22,8 @@ def incore_for(kernel, machine, args):
 
 
 def _incore_lines(incore, verbose: int) -> list[str]:
+    if incore.incore_model != "kerncraft":      # llvm-mca / OSACA: their own quantities
+        return incore.text_lines(verbose)
     a = incore.analysis
     scale = incore.per_cacheline
     lines = [f"  in-core ({incore.arch}, {incore.compiler} {incore.flags}): "
@@ -63,10 +65,43 @@ def _scaling_limits(machine) -> tuple[int, int]:
     return numa, machine.cores_per_socket
 
 
-def _memory_times(kernel, machine, traffic, max_cores: int) -> list[float]:
-    """T_L3MEM for 1..max_cores cores, each with the bandwidth measured on that many."""
-    return [link_times(kernel, machine, traffic, cores=n)[-1].cycles
-            for n in range(1, max_cores + 1)]
+def _scaling_core_counts(predictor: str, cores: int, numa: int, socket: int) -> list[int]:
+    """Rows of the scaling table: every count for LC (one cheap evaluation per
+    distinct cache share); for SIM, whose every share is a new simulation, only
+    1, 2, the requested count, a NUMA domain and a socket."""
+    if predictor == "LC":
+        return list(range(1, max(socket, cores) + 1))
+    return sorted({1, min(2, socket), cores, numa, socket})
+
+
+def _share_key(machine, cores: int) -> tuple[int, ...]:
+    return tuple(min(cores, lvl.cores_per_group or 1) for lvl in machine.cache_levels)
+
+
+def _ecm_for_traffic(kernel, machine, incore, traffic, cores: int):
+    links = link_times(kernel, machine, traffic, cores=cores)
+    contributions = [ECMContribution(link.name, link.cycles,
+                                     machine.level(link.lower).transfers_overlap)
+                     for link in links]
+    levels = ("L1",) + tuple(link.lower for link in links)
+    return compose_ecm(incore.t_ol, incore.t_nol, contributions, levels), links
+
+
+def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int]):
+    """(n, T_MEM(n), T_L3MEM(n)) with the traffic of n active cores (see ecm_compose)."""
+    traffic_by_share: dict[tuple[int, ...], object] = {}
+    points = []
+    for n in counts:
+        key = _share_key(machine, n)
+        if key not in traffic_by_share:
+            traffic_by_share[key] = predict_traffic(kernel, machine, predictor, cores=n)
+        traffic = traffic_by_share[key]
+        # one core's ECM time with the traffic of n active cores, and the memory
+        # transfer at the bandwidth all n cores get together
+        ecm, _ = _ecm_for_traffic(kernel, machine, incore, traffic, 1)
+        transfer = link_times(kernel, machine, traffic, cores=n)[-1].cycles
+        points.append((n, ecm.memory_time, transfer))
+    return points
 
 
 def ecm_model(kernel, machine, args) -> ModelReport:
@@ -75,17 +110,14 @@ def ecm_model(kernel, machine, args) -> ModelReport:
     unit = getattr(args, "unit", None) or "cy/CL"
     incore = incore_for(kernel, machine, args)
     traffic = predict_traffic(kernel, machine, predictor, cores=1)
-    links = link_times(kernel, machine, traffic, cores=1)
-    contributions = [ECMContribution(link.name, link.cycles,
-                                     machine.level(link.lower).transfers_overlap)
-                     for link in links]
-    levels = ("L1",) + tuple(link.lower for link in links)
-    ecm = compose_ecm(incore.t_ol, incore.t_nol, contributions, levels)
+    ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic, 1)
+    contributions, levels = ecm.contributions, ecm.levels
     numa, socket = _scaling_limits(machine)
-    memory = _memory_times(kernel, machine, traffic, max(socket, cores))
-    saturated = min(memory[:numa])
+    saturated = min(link_times(kernel, machine, traffic, cores=n)[-1].cycles
+                    for n in range(1, numa + 1))
     n_s = saturation_cores(ecm.memory_time, saturated)
-    table = scaling_table(ecm.memory_time, memory)
+    table = scaling_table(_scaling_points(kernel, machine, incore, predictor,
+                                          _scaling_core_counts(predictor, cores, numa, socket)))
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
     lines = [f"ECM ({incore.arch}, {'layer conditions' if predictor == 'LC' else 'cache simulation'})",
              ecm.notation() + "   {T_OL || T_nOL | " + " | ".join(c.name for c in contributions) + "}",
@@ -93,12 +125,16 @@ def ecm_model(kernel, machine, args) -> ModelReport:
     if unit != "cy/CL":
         lines.append("{ " + " \u230b ".join(format_value(convert(t), unit)
                                            for t in ecm.predictions) + " }")
-    lines.append(f"saturating at {n_s} core(s) (T_MEM {ecm.memory_time:.2f} cy/CL / T_L3MEM at "
-                 f"saturated bandwidth {saturated:.2f} cy/CL)")
+    if n_s is None:
+        lines.append("does not saturate the memory interface: no memory traffic at this size "
+                     "(one core's data stays in the caches)")
+    else:
+        lines.append(f"saturating at {n_s} core(s) (T_MEM {ecm.memory_time:.2f} cy/CL / T_L3MEM "
+                     f"at saturated bandwidth {saturated:.2f} cy/CL)")
     lines += _incore_lines(incore, getattr(args, "verbose", 0))
     lines += [f"  note: {note}" for note in traffic.notes if "holds" in note or args.verbose]
     lines.append(_format_scaling(table, numa, socket, cores, convert, unit))
-    chosen = table[cores - 1]
+    chosen = next(p for p in table if p.cores == cores)
     lines.append(f"prediction for {cores} core(s): {format_value(convert(chosen.cycles_per_cl), unit)}"
                  + (" per core group" if cores > 1 and unit in ("cy/CL", "cy/It") else ""))
     data = {"predictor": predictor, "unit": unit, "cores": cores, **ecm.to_dict(),
@@ -106,7 +142,7 @@ def ecm_model(kernel, machine, args) -> ModelReport:
             "saturation_cores": n_s, "saturated_T_L3MEM": saturated,
             "scaling": [{"cores": p.cores, "cycles_per_cl": p.cycles_per_cl,
                          "value": convert(p.cycles_per_cl), "memory_bound": p.memory_bound}
-                        for p in table[:max(socket, cores)]],
+                        for p in table],
             "prediction": convert(chosen.cycles_per_cl),
             "incore": incore.to_dict(), "links": [link.to_dict() for link in links],
             "traffic": traffic.to_dict()}
@@ -116,7 +152,7 @@ def ecm_model(kernel, machine, args) -> ModelReport:
 def _format_scaling(table, numa: int, socket: int, cores: int, convert, unit: str) -> str:
     rows = [f"scaling (NUMA domain: {numa} cores, socket: {socket} cores)",
             f"  {'cores':>5} {'cy/CL':>8} {unit if unit != 'cy/CL' else '':>14}  bound"]
-    for point in table[:max(socket, cores)]:
+    for point in table:
         value = format_value(convert(point.cycles_per_cl), unit) if unit != "cy/CL" else ""
         marker = " <- NUMA domain" if point.cores == numa and numa != socket else ""
         rows.append(f"  {point.cores:>5} {point.cycles_per_cl:8.2f} {value:>14}  "

@@ -14,7 +14,8 @@ familiar T_k = max(T_OL, T_nOL + T_L1L2 + ... ). Multicore scaling: the
 kernel saturates the memory interface at ``n_s = ceil(T_MEM / T_L3MEM,sat)``
 cores, where T_L3MEM,sat is the memory transfer time at the saturated
 (highest measured) bandwidth of one NUMA domain; the time for ``n`` cores is
-``max(T_MEM / n, T_L3MEM(n))`` with the bandwidth measured on ``n`` cores.
+``max(T_MEM(n) / n, T_L3MEM(n))`` with the traffic of ``n`` active cores (each
+gets its share of the shared caches) and the bandwidth measured on ``n`` cores.
 """
 from __future__ import annotations
 
@@ -84,22 +85,24 @@ class ScalingPoint:
     memory_bound: bool
 
 
-def saturation_cores(memory_time: float, saturated_memory_transfer: float) -> int:
-    """n_s = ceil(T_MEM / T_L3MEM,sat) (at least 1)."""
+def saturation_cores(memory_time: float, saturated_memory_transfer: float) -> int | None:
+    """n_s = ceil(T_MEM / T_L3MEM,sat); None when nothing moves to or from memory
+    (the kernel then never saturates the memory interface)."""
     if saturated_memory_transfer <= 0:
-        return 1
+        return None
     return max(1, math.ceil(memory_time / saturated_memory_transfer - 1e-9))
 
 
-def scaling_table(memory_time: float, memory_transfer_by_cores: Sequence[float]
-                  ) -> tuple[ScalingPoint, ...]:
-    """Time per cache line for 1..n cores: max(T_MEM / n, T_L3MEM(n)).
+def scaling_table(points: Sequence[tuple[int, float, float]]) -> tuple[ScalingPoint, ...]:
+    """Time per cache line for ``n`` cores: max(T_MEM(n) / n, T_L3MEM(n)).
 
-    ``memory_transfer_by_cores[n-1]`` is T_L3MEM computed with the bandwidth
-    measured on ``n`` cores.
+    ``points`` holds ``(n, T_MEM(n), T_L3MEM(n))``: the single-core ECM memory
+    time with the traffic of ``n`` active cores (their share of shared caches),
+    and the memory transfer time at the bandwidth measured on ``n`` cores.
     """
-    points = []
-    for n, transfer in enumerate(memory_transfer_by_cores, start=1):
+    table = []
+    for n, memory_time, transfer in points:
         compute_bound = memory_time / n
-        points.append(ScalingPoint(n, max(compute_bound, transfer), transfer >= compute_bound))
-    return tuple(points)
+        table.append(ScalingPoint(n, max(compute_bound, transfer),
+                                  transfer > 0 and transfer >= compute_bound))
+    return tuple(table)

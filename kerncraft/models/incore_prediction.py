@@ -13,18 +13,32 @@ the loop-carried dependency and the front-end bound, because all three are
 in-core execution limits that overlap with data transfers. Both are scaled
 from cycles per assembly iteration to cycles per cache line of work by
 ``iterations_per_cacheline / iterations_per_asm_iteration``.
+
+Persistent cache: besides the per-process memo, the essentials of the block
+selection and the analysis are stored on disk, keyed by the content of the
+assembly, the kernel, the options, the databases and the analyzer source
+(:mod:`kerncraft.incore.result_cache`), so a repeated run imports neither the
+assembly parser nor networkx.
+
+Backends (``-i/--incore-model``): ``kerncraft`` (our analyzer, default),
+``LLVM-MCA`` and ``OSACA`` (:mod:`kerncraft.incore.backends`): the same block
+is handed to the external tool with the machine file's ``in-core model``
+entry for that tool, and its per-port cycles are split into T_OL / T_nOL with
+the machine file's non-overlapping ports for that tool.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kerncraft.errors import KerncraftError
 
 # OSACA's architecture codes that map onto one of our port-model databases.
+# (Only the same core: ICL/ICX are Sunny Cove, not SPR's Golden Cove, so they do not map.)
 OSACA_TO_DATABASE = {"SKX": "SKX", "CSX": "CSX", "CLX": "CSX", "SPR": "SPR", "GLC": "SPR",
-                     "ICX": "SPR", "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2"}
+                     "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2"}
 TOOL_KEYS = ("kerncraft", "OSACA")
 
 
@@ -40,6 +54,7 @@ class InCorePrediction:
     t_ol: float                    # cy/CL
     t_nol: float                   # cy/CL
     t_ol_source: str               # which bound sets T_OL
+    incore_model: str = "kerncraft"   # 'kerncraft' | 'LLVM-MCA' | 'OSACA'
 
     @property
     def per_cacheline(self) -> float:
@@ -49,24 +64,60 @@ class InCorePrediction:
     def to_dict(self) -> dict:
         a = self.analysis
         scale = self.per_cacheline
-        return {"arch": self.arch, "compiler": self.compiler, "flags": self.flags,
+
+        def per_cl(value):
+            return None if value is None else value * scale
+
+        data = {"arch": self.arch, "compiler": self.compiler, "flags": self.flags,
                 "iterations_per_asm_iteration": self.selection.iterations_per_asm_iteration,
                 "unroll": self.selection.unroll, "simd_width": self.selection.simd_width,
                 "pointer_increment": self.selection.pointer_increment,
                 "T_OL": self.t_ol, "T_nOL": self.t_nol, "T_OL_source": self.t_ol_source,
                 "throughput_cy_per_cl": a.throughput * scale,
-                "critical_path_cy_per_cl": a.critical_path * scale,
-                "lcd_cy_per_cl": a.lcd * scale,
+                "critical_path_cy_per_cl": per_cl(a.critical_path),
+                "lcd_cy_per_cl": per_cl(a.lcd),
                 "frontend_cy_per_cl": (a.frontend or 0.0) * scale,
                 "port_cycles_per_cl": {p: c * scale for p, c in a.port_totals.items()},
                 "non_overlapping_ports": list(self.non_overlapping_ports)}
+        if self.incore_model != "kerncraft":
+            data["incore_model"] = self.incore_model
+            data["simulated_cy_per_cl"] = per_cl(getattr(a, "simulated", None))
+            data["notes"] = list(a.notes)
+        return data
+
+    def text_lines(self, verbose: int = 0) -> list[str]:
+        """The in-core lines of the ECM/ECMCPU report for an external backend."""
+        a = self.analysis
+        scale = self.per_cacheline
+
+        def cy(value):
+            return "n/a" if value is None else f"{value * scale:.2f} cy"
+
+        sel = self.selection
+        lines = [f"  in-core ({self.arch}, {self.compiler} {self.flags}): "
+                 f"{sel.iterations_per_asm_iteration} iterations per assembly iteration "
+                 f"(unroll {sel.unroll} x SIMD {sel.simd_width})",
+                 f"  per cache line: throughput {cy(a.throughput)}, critical path "
+                 f"{cy(a.critical_path)}, loop-carried dependency {cy(a.lcd)}"
+                 + (f", front end {cy(a.frontend)}" if a.frontend else "")
+                 + (f", simulated {cy(a.simulated)}" if a.simulated is not None else ""),
+                 f"  T_OL set by {self.t_ol_source}; T_nOL = busiest of ports "
+                 f"{', '.join(self.non_overlapping_ports)}"]
+        if verbose:
+            lines.append("  " + sel.describe().replace("\n", "\n  "))
+            lines.append("  port cycles per assembly iteration: " + ", ".join(
+                f"{p} {c:.2f}" for p, c in a.port_totals.items()))
+            lines += [f"  note: {note}" for note in a.notes]
+            if verbose > 1:
+                lines.append(a.output.rstrip())
+        return lines
 
 
 def resolve_database(machine) -> str:
     """Our port-model database for a machine file's ``in-core model`` entry."""
-    from kerncraft.incore.database import available_databases
+    from kerncraft.incore.result_cache import bundled_databases   # light: no DB parser
 
-    known = {name.upper(): name for name in available_databases()}
+    known = {name.upper(): name for name in bundled_databases()}
     entries = dict(machine.in_core_model)
     if "kerncraft" in entries:
         name = str(entries["kerncraft"])
@@ -85,74 +136,236 @@ def resolve_database(machine) -> str:
           "'in-core model' in the machine file")
 
 
-def non_overlapping_ports(machine, ports: tuple[str, ...]) -> tuple[str, ...]:
-    """The machine file's non-overlapping ports for our analyzer (checked against the DB)."""
-    for tool in TOOL_KEYS:
-        named = machine.non_overlapping_ports.get(tool)
+def non_overlapping_ports(machine, ports: tuple[str, ...], tool: str = "kerncraft"
+                          ) -> tuple[str, ...]:
+    """The machine file's non-overlapping ports for an in-core tool, checked against
+    the ports that tool reports.
+
+    For our analyzer the ``kerncraft`` entry is used, else the ``OSACA`` one (same
+    port names); for an external tool only its own entry. A tool resource with
+    several units (llvm-mca's ``Zn3Load.0``, ``Zn3Load.1``) matches its base name.
+    """
+    keys = TOOL_KEYS if tool == "kerncraft" else (tool,)
+    for key in keys:
+        named = machine.non_overlapping_ports.get(key)
         if named:
-            missing = [p for p in named if p not in ports]
+            missing = [p for p in named if not _port_matches(p, ports)]
             if missing:
                 raise KerncraftError(f"machine file's non-overlapping ports {', '.join(missing)} "
-                                     f"({tool}) do not exist in the port model "
+                                     f"({key}) do not exist in the port model "
                                      f"(ports: {', '.join(ports)})")
             return tuple(named)
-    raise KerncraftError("machine file gives no non-overlapping ports for the in-core model "
-                         "(non-overlapping model: ports: kerncraft: [...])")
+    raise KerncraftError(f"machine file gives no non-overlapping ports for the in-core model "
+                         f"{tool} (non-overlapping model: ports: {keys[0]}: [...])")
+
+
+def _port_matches(name: str, ports: tuple[str, ...]) -> bool:
+    return any(p == name or p.startswith(name + ".") for p in ports)
+
+
+def split_ports(port_totals: Mapping[str, float], nol: tuple[str, ...]
+                ) -> tuple[float, float]:
+    """(busiest non-overlapping port, busiest other port), cycles per asm iteration."""
+    def is_nol(port: str) -> bool:
+        return any(port == n or port.startswith(n + ".") for n in nol)
+
+    t_nol = max((c for p, c in port_totals.items() if is_nol(p)), default=0.0)
+    t_ol = max((c for p, c in port_totals.items() if not is_nol(p)), default=0.0)
+    return t_nol, t_ol
 
 
 def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str | None = None,
                    asm_block: str | int = "auto", pointer_increment: str | int = "auto",
-                   ignore_unknown: bool = False, iterations_per_cacheline: float) -> InCorePrediction:
-    """Compile, find the loop and analyse it; see the module doc."""
-    from kerncraft.codegen import generate_c
+                   ignore_unknown: bool = False, iterations_per_cacheline: float,
+                   incore_model: str = "kerncraft") -> InCorePrediction:
+    """Compile, find the loop and analyse it; see the module doc.
+
+    ``incore_model`` is ``kerncraft`` (default), ``LLVM-MCA`` or ``OSACA``.
+    """
     from kerncraft.compiler import select_compiler
 
-    arch = resolve_database(machine)
+    if incore_model not in (None, "kerncraft"):
+        from kerncraft.incore.backends import canonical_backend
+    tool = "kerncraft" if incore_model in (None, "kerncraft") else canonical_backend(incore_model)
+    if tool == "kerncraft":
+        arch = resolve_database(machine)
+    else:
+        arch = tool_architecture(machine, tool)
+    tool_id = _tool_identity(tool)      # not installed: one clear error before compiling
     name, chosen_flags = select_compiler(machine, compiler, flags)
     flag_text = chosen_flags if isinstance(chosen_flags, str) else " ".join(chosen_flags)
-    c_source = generate_c(kernel)
-    selection, analysis = _analyse_source(c_source, kernel.source, kernel.filename,
-                                          _binding_key(kernel), name, flag_text, arch,
-                                          asm_block, pointer_increment, ignore_unknown)
-    from kerncraft.incore.database import load_database
-
-    nol = non_overlapping_ports(machine, tuple(load_database(arch).ports))
+    literals = _binding_key(kernel)
+    c_source = _generated_c(kernel, literals)
+    selection, analysis, ports = _analyse_source(c_source, kernel.source, kernel.filename,
+                                                 literals, name, flag_text, arch,
+                                                 asm_block, pointer_increment, ignore_unknown,
+                                                 tool, tool_id)
+    nol = non_overlapping_ports(machine, tuple(ports), tool)
     scale = iterations_per_cacheline / selection.iterations_per_asm_iteration
-    t_nol = max((analysis.port_totals.get(p, 0.0) for p in nol), default=0.0) * scale
-    bounds = {"port throughput": max((c for p, c in analysis.port_totals.items()
-                                      if p not in nol), default=0.0) * scale,
-              "loop-carried dependency": analysis.lcd * scale,
+    busiest_nol, busiest_other = split_ports(analysis.port_totals, nol)
+    t_nol = busiest_nol * scale
+    bounds = {"port throughput": busiest_other * scale,
+              "loop-carried dependency": (analysis.lcd or 0.0) * scale,
               "front end": (analysis.frontend or 0.0) * scale}
     source = max(bounds, key=bounds.get)
-    return InCorePrediction(arch, name, flag_text, selection, analysis, iterations_per_cacheline,
-                            nol, bounds[source], t_nol, source)
+    label = arch if tool == "kerncraft" else f"{tool} {arch}"
+    return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
+                            nol, bounds[source], t_nol, source, tool)
+
+
+def tool_architecture(machine, tool: str) -> str:
+    """The machine file's ``in-core model`` entry for an external tool."""
+    entries = dict(machine.in_core_model)
+    for key, value in entries.items():
+        if key.upper() == tool.upper():
+            return str(value)
+    example = "LLVM-MCA: -mcpu=cascadelake" if tool == "LLVM-MCA" else "OSACA: CSX"
+    raise KerncraftError(f"machine file names no {tool} architecture under 'in-core model' "
+                         f"(e.g. '{example}'); it has: "
+                         + (", ".join(f"{k}: {v}" for k, v in entries.items()) or "none"))
+
+
+# Per-process memos for -D sweeps: which constants are strides depends on the
+# kernel source only, and the generated C only on the source and the literals.
+_STRIDES: dict[tuple, frozenset] = {}
+_C_SOURCES: dict[tuple, str] = {}
+_MEMO_LIMIT = 64
 
 
 def _binding_key(kernel) -> tuple[tuple[str, int], ...]:
     """The constants that became literals in the C source (strides): only they can
-    change the assembly or its interpretation, so only they key the memo."""
-    from kerncraft.codegen import constant_values
+    change the assembly or its interpretation, so only they key the memo.
 
-    return tuple(sorted((k, v) for k, v in constant_values(kernel).items() if v is not None))
+    Same as ``codegen.constant_values(kernel)`` restricted to literals ('auto'
+    mode: a bound stride constant), with the stride analysis done once per
+    kernel source instead of once per -D point.
+    """
+    from kerncraft.codegen import constant_values, stride_constants
+
+    if not kernel.source:
+        return tuple(sorted((k, v) for k, v in constant_values(kernel).items() if v is not None))
+    key = (kernel.source, kernel.filename, tuple(kernel.constant_names))
+    strided = _STRIDES.get(key)
+    if strided is None:
+        strided = stride_constants(kernel)
+        _remember(_STRIDES, key, strided)
+    bindings = kernel.bindings
+    return tuple(sorted((c.name, int(bindings[c.name])) for c in kernel.constants
+                        if c.name in strided and bindings.get(c.name) is not None))
+
+
+def _generated_c(kernel, literals: tuple) -> str:
+    """``codegen.generate_c(kernel)``, once per kernel source and literal values
+    (run-time constants do not appear in the text, see :mod:`kerncraft.codegen`)."""
+    from kerncraft.codegen import generate_c
+
+    if not kernel.source:
+        return generate_c(kernel)
+    key = (kernel.source, kernel.filename, tuple(kernel.constant_names), literals)
+    text = _C_SOURCES.get(key)
+    if text is None:
+        text = generate_c(kernel)
+        _remember(_C_SOURCES, key, text)
+    return text
+
+
+def _remember(memo: dict, key, value) -> None:
+    if len(memo) >= _MEMO_LIMIT:
+        memo.pop(next(iter(memo)))
+    memo[key] = value
 
 
 @functools.lru_cache(maxsize=64)
 def _analyse_source(c_source: str, kernel_source: str, filename: str | None, literals: tuple,
                     compiler: str, flags: str, arch: str, asm_block, pointer_increment,
-                    ignore_unknown: bool):
-    from kerncraft.asm_block import select_block
+                    ignore_unknown: bool, tool: str = "kerncraft", tool_id: str = ""):
+    """(selection, analysis, ports of the model) for one compiled kernel.
+
+    Looks the result up in the persistent cache first (see the module doc);
+    ``tool_id`` identifies the external tool's build (see :func:`_tool_identity`);
+    interactive block choices (``--asm-block manual``,
+    ``--pointer-increment auto_with_manual_fallback``) are never cached.
+    """
     from kerncraft.compiler import compile_to_assembly
-    from kerncraft.incore.analysis import analyze
-    from kerncraft.incore.database import load_database
+    from kerncraft.incore import result_cache
+
+    compiled = compile_to_assembly(c_source, compiler, flags)
+    assembly = compiled.assembly
+
+    def full():
+        return _full_analysis(assembly, kernel_source, filename, literals, arch, asm_block,
+                              pointer_increment, ignore_unknown, tool)
+
+    cacheable = asm_block != "manual" and pointer_increment != "auto_with_manual_fallback"
+    key = None
+    if cacheable and compiled.cache_path is not None:
+        key = result_cache.result_key(
+            "incore", tool, tool_id, arch,
+            result_cache.database_fingerprint(arch) if tool == "kerncraft" else "",
+            hashlib.sha256(assembly.encode("utf-8", "surrogatepass")).hexdigest(),
+            kernel_source, literals, asm_block, pointer_increment, bool(ignore_unknown))
+        doc = result_cache.load(key)
+        if doc is not None:
+            try:
+                return _restore(doc, full, tool)
+            except (KeyError, TypeError, ValueError):
+                pass            # a malformed entry is a miss
+    selection, analysis, ports = full()
+    if key is not None:
+        result_cache.store(key, {
+            "tool": tool, "arch": arch, "ports": list(ports),
+            "selection": result_cache.selection_essentials(selection),
+            "analysis": (result_cache.analysis_essentials(analysis) if tool == "kerncraft"
+                         else analysis.to_doc())})
+    return selection, analysis, ports
+
+
+def _restore(doc, full, tool: str):
+    from kerncraft.incore import result_cache
+
+    if doc["tool"] != tool:
+        raise ValueError("entry of another tool")
+    if tool == "kerncraft":
+        selection, analysis = result_cache.restore(doc, lambda: full()[:2])
+    else:
+        from kerncraft.incore.backends import BackendAnalysis
+
+        selection = result_cache.CachedSelection(doc["selection"], lambda: full()[0])
+        analysis = BackendAnalysis.from_doc(doc["analysis"])
+    return selection, analysis, tuple(doc["ports"])
+
+
+def _tool_identity(tool: str) -> str:
+    """Which build of an external tool runs (part of the cache key)."""
+    if tool == "kerncraft":
+        return ""
+    from kerncraft.incore.backends import get_backend, tool_identity
+
+    return tool_identity(get_backend(tool).find_tool())
+
+
+def _full_analysis(assembly: str, kernel_source: str, filename: str | None, literals: tuple,
+                   arch: str, asm_block, pointer_increment, ignore_unknown: bool, tool: str):
+    """Parse the assembly, select the block and analyse it (no cache)."""
+    from kerncraft.asm_block import select_block
     from kerncraft.incore.x86.parser import parse_x86
     from kerncraft.kernel.parser import parse_kernel
 
-    compiled = compile_to_assembly(c_source, compiler, flags)
-    lines = parse_x86(compiled.assembly, filename="<generated assembly>")
+    lines = parse_x86(assembly, filename="<generated assembly>")
     kernel = parse_kernel(kernel_source, filename).bind(dict(literals), partial=True)
     selection = select_block(lines, kernel, block=asm_block, pointer_increment=pointer_increment)
-    analysis = analyze(selection.instructions, load_database(arch), ignore_unknown=ignore_unknown)
-    return selection, analysis
+    if tool == "kerncraft":
+        from kerncraft.incore.analysis import analyze
+        from kerncraft.incore.database import load_database
+
+        model = load_database(arch)
+        analysis = analyze(selection.instructions, model, ignore_unknown=ignore_unknown)
+        return selection, analysis, tuple(model.ports)
+    from kerncraft.incore.backends import get_backend
+
+    analysis = get_backend(tool).analyse(assembly, selection, arch,
+                                         ignore_unknown=ignore_unknown)
+    return selection, analysis, tuple(analysis.port_totals)
 
 
 def incore_options(args) -> Mapping[str, Any]:
@@ -161,4 +374,5 @@ def incore_options(args) -> Mapping[str, Any]:
             "flags": getattr(args, "compiler_flags", None),
             "asm_block": getattr(args, "asm_block", "auto"),
             "pointer_increment": getattr(args, "pointer_increment", "auto"),
-            "ignore_unknown": getattr(args, "ignore_unknown", False)}
+            "ignore_unknown": getattr(args, "ignore_unknown", False),
+            "incore_model": getattr(args, "incore_model", None) or "kerncraft"}

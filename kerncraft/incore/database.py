@@ -1,0 +1,530 @@
+"""Instruction-form databases (port models) of the in-core analyzer.
+
+A database is a YAML file in ``kerncraft/incore/databases/`` (format described in
+``databases/README.md``): a header describing the ports of one core
+micro-architecture and a table of *register-only* instruction forms with their
+micro-ops, latency and reciprocal throughput. Forms with memory operands are
+composed on lookup (register form + load uop, or + store-address/store-data
+uops) unless the table has an explicit entry for them.
+
+Public API::
+
+    db = load_database("SKX")            # or 'CSX', 'SPR', or a path to a .yml
+    cost = db.lookup(instruction)        # InstructionCost, or None if unknown
+
+Loading is cached per process; the parsed YAML is additionally cached on disk as
+JSON (keyed by a hash of the file content) because the pure-Python YAML parser
+needs a few hundred milliseconds for the larger tables.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from kerncraft.errors import KerncraftError
+from kerncraft.incore.model import Instruction, InstructionCost, Memory, Register, Uop
+
+__all__ = ["PortModel", "FormEntry", "load_database", "available_databases", "DATABASE_DIR"]
+
+DATABASE_DIR = Path(__file__).with_name("databases")
+
+REGISTER_CLASSES = ("r8", "r16", "r32", "r64", "xmm", "ymm", "zmm", "k")
+_VECTOR_CLASSES = ("xmm", "ymm", "zmm")
+_GPR_CLASSES = ("r64", "r32", "r16", "r8")
+_SUFFIX_CLASS = {"q": "r64", "l": "r32", "w": "r16", "b": "r8"}
+# Instructions whose last operand is a source only (nothing is written back).
+_READ_ONLY_LAST = re.compile(
+    r"^(cmp|test|bt|v?u?comis[sd]|v?ptest|vtestp[sd]|prefetch\w*)[bwlq]?$")
+# AT&T sign/zero extension spellings: movzbl, movswq, movslq ...
+_MOVX = re.compile(r"^mov([sz])(bw|bl|bq|wl|wq|lq)$")
+# Scalar FP forms: their memory operand is 32/64 bit ('scalar' load latency).
+_SCALAR_FP = re.compile(r"^(?!v?p)[a-z0-9]*s[sd]$")
+_PLACEHOLDERS = ("load", "store", "store_addr", "store_data")
+_ENTRY_KEYS = {"uops", "lat", "latency", "tp", "throughput", "source", "note",
+               "mem_dest", "same_reg", "complex_address", "load_lat"}
+
+
+@dataclass(frozen=True)
+class FormEntry:
+    """One table entry after YAML decoding (uops may contain placeholders)."""
+
+    key: str
+    uops: tuple[Uop | str, ...]
+    latency: float
+    throughput: float | None
+    source: str
+    mem_dest: str | None = None              # 'rmw' | 'store' | None (default rule)
+    load_latency: float | None = None        # overrides the class load latency
+    same_reg: "FormEntry | None" = None      # zero idiom / same-register variant
+    complex_address: "FormEntry | None" = None  # base+index+disp variant (lea)
+
+
+@dataclass(frozen=True)
+class PortModel:
+    """Port model of one micro-architecture plus its instruction-form table."""
+
+    arch: str
+    name: str
+    ports: tuple[str, ...]
+    divider_ports: tuple[str, ...]
+    load_ports: tuple[str, ...]               # AGUs that serve loads
+    load_data_ports: tuple[str, ...]          # load data paths ('2D', '3D'); may be empty
+    store_data_ports: tuple[str, ...]
+    store_address_ports: tuple[str, ...]      # AGUs usable by any store
+    simple_store_address_ports: tuple[str, ...]  # extra AGUs for [base+disp] only (SKX port 7)
+    load_latency: Mapping[str, float]         # by class: 'gpr', 'xmm', 'ymm', 'zmm', 'k'
+    store_forward_latency: float
+    frontend_width: float
+    rob_size: int
+    description: str = ""
+    path: str = ""
+    forms: Mapping[str, FormEntry] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ lookup
+    def lookup(self, instr: Instruction) -> InstructionCost | None:
+        """Cost of ``instr`` with memory operands composed; None if unknown."""
+        types = tuple(_operand_type(op) for op in instr.operands)
+        mems = [op for op in instr.operands if isinstance(op, Memory)]
+        simple = bool(mems) and _is_simple_address(mems[-1])
+        complex_addr = bool(mems) and _is_complex_address(mems[0])
+        same = _same_register_sources(instr.operands)
+        ckey = (instr.mnemonic, types, simple, complex_addr, same)
+        if ckey in self._cache:
+            return self._cache[ckey]
+        cost = self._lookup(instr.mnemonic, types, simple, complex_addr, same)
+        if cost is not None:
+            cost = _replace_key(cost, instr.form_key)
+        self._cache[ckey] = cost
+        return cost
+
+    def lookup_form(self, form_key: str, simple_address: bool = False) -> InstructionCost | None:
+        """Like :meth:`lookup` for a form-key string such as ``'vaddpd mem,ymm,ymm'``."""
+        mnemonic, _, ops = form_key.strip().partition(" ")
+        types = tuple(t.strip() for t in ops.split(",") if t.strip())
+        cost = self._lookup(mnemonic.lower(), types, simple_address, False, False)
+        return None if cost is None else _replace_key(cost, form_key.strip())
+
+    def has_form(self, form_key: str) -> bool:
+        """True if the form key has an explicit table entry."""
+        return form_key in self.forms
+
+    def _lookup(self, mnemonic: str, types: tuple[str, ...], simple: bool,
+                complex_addr: bool, same: bool) -> InstructionCost | None:
+        names = self._mnemonic_candidates(mnemonic, types)
+        for name in names:                       # 1. explicit entries win
+            entry = self.forms.get(_key(name, types))
+            if entry is not None:
+                return self._explicit(entry, types, simple, complex_addr, same)
+        mem_pos = [i for i, t in enumerate(types) if t == "mem"]
+        if len(mem_pos) != 1:
+            return None
+        pos = mem_pos[0]
+        is_dest = (pos == len(types) - 1 and len(types) >= 1
+                   and not _READ_ONLY_LAST.match(mnemonic))
+        for cls in self._class_candidates(mnemonic, types, pos):   # 2. composition
+            reg_types = types[:pos] + (cls,) + types[pos + 1:]
+            for name in names:
+                entry = self.forms.get(_key(name, reg_types))
+                if entry is None:
+                    continue
+                if same and entry.same_reg is not None:
+                    entry = entry.same_reg
+                return self._compose(entry, cls, is_dest, simple, name)
+        return None
+
+    def _mnemonic_candidates(self, mnemonic: str, types: tuple[str, ...]) -> list[str]:
+        names = [mnemonic]
+        m = _MOVX.match(mnemonic)
+        if m:
+            names.append("movzx" if m.group(1) == "z" else ("movsxd" if m.group(2) == "lq" else "movsx"))
+        elif mnemonic[-1:] in _SUFFIX_CLASS and len(mnemonic) > 2:
+            names.append(mnemonic[:-1])
+        elif mnemonic[-1:] in "xyz" and mnemonic.startswith(("vcvt", "cvt", "vfpclass")):
+            names.append(mnemonic[:-1])     # AT&T size hints: vcvtpd2psy, vcvttpd2dqx
+        return names
+
+    def _class_candidates(self, mnemonic: str, types: tuple[str, ...], pos: int) -> list[str]:
+        """Register classes to try in place of the memory operand, most likely first."""
+        cands: list[str] = []
+        regs = [t for i, t in enumerate(types) if i != pos and t in REGISTER_CLASSES and t != "k"]
+        suffix_cls = _SUFFIX_CLASS.get(mnemonic[-1:])
+        if suffix_cls and not any(t in _VECTOR_CLASSES for t in regs):
+            cands.append(suffix_cls)
+        for t in reversed(regs):                 # destination class first
+            if t not in cands:
+                cands.append(t)
+        if suffix_cls and suffix_cls not in cands:
+            cands.append(suffix_cls)
+        for t in _VECTOR_CLASSES + _GPR_CLASSES:
+            if t not in cands:
+                cands.append(t)
+        return cands
+
+    # ------------------------------------------------------------- composing
+    def _load_uops(self) -> tuple[Uop, ...]:
+        uops = [Uop(frozenset(self.load_ports), 1.0)]
+        if self.load_data_ports:
+            uops.append(Uop(frozenset(self.load_data_ports), 1.0))
+        return tuple(uops)
+
+    def _store_uops(self, simple: bool, part: str = "store") -> tuple[Uop, ...]:
+        agus = set(self.store_address_ports)
+        if simple:
+            agus |= set(self.simple_store_address_ports)
+        out = []
+        if part in ("store", "store_addr"):
+            out.append(Uop(frozenset(agus), 1.0))
+        if part in ("store", "store_data"):
+            out.append(Uop(frozenset(self.store_data_ports), 1.0))
+        return tuple(out)
+
+    def _class_load_latency(self, cls: str) -> float:
+        key = "gpr" if cls in _GPR_CLASSES else cls
+        if key in self.load_latency:
+            return float(self.load_latency[key])
+        return float(max(self.load_latency.values()))
+
+    def _expand(self, uops: tuple[Uop | str, ...], simple: bool) -> tuple[tuple[Uop, ...], bool, bool]:
+        out: list[Uop] = []
+        has_load = has_store = False
+        for u in uops:
+            if isinstance(u, Uop):
+                out.append(u)
+            elif u == "load":
+                out.extend(self._load_uops())
+                has_load = True
+            else:
+                out.extend(self._store_uops(simple, u))
+                has_store = True
+        return tuple(out), has_load, has_store
+
+    def _explicit(self, entry: FormEntry, types: tuple[str, ...], simple: bool,
+                  complex_addr: bool, same: bool) -> InstructionCost:
+        if same and entry.same_reg is not None:
+            entry = entry.same_reg
+        if complex_addr and entry.complex_address is not None:
+            entry = entry.complex_address
+        uops, has_load, has_store = self._expand(entry.uops, simple)
+        load_lat = 0.0
+        if has_load:
+            if entry.load_latency is not None:
+                load_lat = entry.load_latency
+            else:
+                regs = [t for t in types if t in REGISTER_CLASSES and t != "k"]
+                load_lat = self._class_load_latency(regs[-1] if regs else "gpr")
+        return InstructionCost(form_key=entry.key, uops=uops, latency=entry.latency,
+                               load_latency=load_lat, has_load=has_load, has_store=has_store,
+                               throughput=entry.throughput, source=entry.source)
+
+    def _compose(self, entry: FormEntry, cls: str, is_dest: bool, simple: bool,
+                 name: str) -> InstructionCost:
+        base, _, _ = self._expand(entry.uops, simple)
+        if is_dest:
+            rmw = entry.mem_dest != "store" if entry.mem_dest else not name.startswith("v")
+            extra = (self._load_uops() if rmw else ()) + self._store_uops(simple)
+            how = "load + store" if rmw else "store"
+            load_lat = self._class_load_latency(cls) if rmw else 0.0
+            has_load = rmw
+        else:
+            extra = self._load_uops()
+            how = "load"
+            if entry.load_latency is not None:
+                load_lat = entry.load_latency
+            elif cls == "xmm" and "scalar" in self.load_latency and _SCALAR_FP.search(name):
+                load_lat = float(self.load_latency["scalar"])
+            else:
+                load_lat = self._class_load_latency(cls)
+            has_load = True
+        tp = entry.throughput
+        if tp is not None:
+            tp = max(tp, _bound(extra + base))
+        return InstructionCost(
+            form_key=entry.key, uops=base + extra, latency=entry.latency,
+            load_latency=load_lat, has_load=has_load, has_store=is_dest,
+            throughput=tp, source=f"{entry.source} [composed: '{entry.key}' + {how}]")
+
+
+# ---------------------------------------------------------------- helpers
+def _key(mnemonic: str, types: tuple[str, ...]) -> str:
+    return f"{mnemonic} {','.join(types)}".strip()
+
+
+def _replace_key(cost: InstructionCost, key: str) -> InstructionCost:
+    from dataclasses import replace
+    return replace(cost, form_key=key)
+
+
+def _bound(uops: tuple[Uop, ...]) -> float:
+    """Trivial per-port-set bound (max over single uops' cycles/ports)."""
+    return max((u.cycles / len(u.ports) for u in uops if u.ports), default=0.0)
+
+
+def _operand_type(op: Any) -> str:
+    try:
+        return op.type
+    except Exception:  # noqa: BLE001 - register table missing or name unknown to it
+        if isinstance(op, Register):
+            return _fallback_register_class(op.name)
+        raise
+
+
+def _fallback_register_class(name: str) -> str:
+    n = name.lower().lstrip("%")
+    m = re.match(r"^([xyz]mm)\d+$", n)
+    if m:
+        return m.group(1)
+    if re.match(r"^k[0-7]$", n):
+        return "k"
+    if re.match(r"^(r\d+|r[a-d]x|r[sd]i|r[sb]p)$", n):
+        return "r64"
+    if re.match(r"^(r\d+d|e[a-d]x|e[sd]i|e[sb]p)$", n):
+        return "r32"
+    if re.match(r"^(r\d+w|[a-d]x|[sd]i|[sb]p)$", n):
+        return "r16"
+    return "r8"
+
+
+def _is_simple_address(mem: Memory) -> bool:
+    """[base + displacement] (or absolute / RIP-relative) without index register."""
+    return mem.index is None
+
+
+def _is_complex_address(mem: Memory) -> bool:
+    """Three-component address (base + index + non-zero displacement)."""
+    return (mem.base is not None and mem.index is not None
+            and (mem.displacement != 0 or mem.symbol is not None))
+
+
+def _same_register_sources(operands: tuple) -> bool:
+    """True for zero-idiom shapes: all source registers are the same register."""
+    srcs = operands[:-1] if len(operands) >= 3 else operands
+    if len(srcs) < 2 or not all(isinstance(o, Register) for o in srcs):
+        return False
+    return len({o.name for o in srcs}) == 1
+
+
+# ---------------------------------------------------------------- loading
+def available_databases() -> list[str]:
+    """Names of the bundled databases (file stems, upper case)."""
+    return sorted(p.stem.upper() for p in DATABASE_DIR.glob("*.yml"))
+
+
+def load_database(arch: str | os.PathLike) -> PortModel:
+    """Load a bundled database by name (case-insensitive) or a YAML file by path."""
+    path = _resolve(arch)
+    st = path.stat()
+    return _load_cached(str(path), st.st_mtime_ns, st.st_size)
+
+
+def _resolve(arch: str | os.PathLike) -> Path:
+    text = os.fspath(arch)
+    p = Path(text)
+    if p.suffix.lower() in (".yml", ".yaml") or os.sep in text:
+        if not p.is_file():
+            raise KerncraftError(f"instruction database file '{text}' not found")
+        return p.resolve()
+    for cand in DATABASE_DIR.glob("*.yml"):
+        if cand.stem.upper() == text.upper():
+            return cand.resolve()
+    raise KerncraftError(
+        f"unknown in-core architecture '{text}'; available: {', '.join(available_databases())}")
+
+
+@functools.lru_cache(maxsize=None)
+def _load_cached(path: str, mtime_ns: int, size: int) -> PortModel:
+    return _build(Path(path), set())
+
+
+def _read_yaml(path: Path) -> dict:
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()[:32]
+    cache_dir = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kerncraft" / "incore-db"
+    cache_file = cache_dir / f"{path.stem}-{digest}.json"
+    try:
+        return json.loads(cache_file.read_text())
+    except (OSError, ValueError):
+        pass
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+    try:
+        data = YAML(typ="safe", pure=True).load(raw.decode("utf-8"))
+    except YAMLError as exc:
+        raise KerncraftError(f"{path}: malformed YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise KerncraftError(f"{path}: a database must be a YAML mapping")
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data))
+        tmp.replace(cache_file)
+    except (OSError, TypeError, ValueError):
+        pass
+    return data
+
+
+def _build(path: Path, seen: set[str]) -> PortModel:
+    if str(path) in seen:
+        raise KerncraftError(f"{path}: circular 'extends'")
+    seen.add(str(path))
+    data = _read_yaml(path)
+    header: dict = {}
+    groups: list = []
+    if "extends" in data:
+        parent_path = _resolve(data["extends"]) if str(data["extends"]).lower().endswith((".yml", ".yaml")) \
+            else _resolve(str(data["extends"]))
+        parent = _build(parent_path, seen)
+        header = {k: getattr(parent, k) for k in (
+            "ports", "divider_ports", "load_ports", "load_data_ports", "store_data_ports",
+            "store_address_ports", "simple_store_address_ports", "load_latency",
+            "store_forward_latency", "frontend_width", "rob_size")}
+        header["forms"] = dict(parent.forms)
+    for k, v in data.items():
+        if k not in ("instruction_groups", "extends"):
+            header[k] = v
+    groups = data.get("instruction_groups") or []
+    ports = _str_tuple(header, "ports", path)
+    portset = set(ports)
+
+    def port_list(key: str, required: bool = True) -> tuple[str, ...]:
+        val = _str_tuple(header, key, path, required)
+        bad = [p for p in val if p not in portset]
+        if bad:
+            raise KerncraftError(f"{path}: {key}: ports {bad} are not in 'ports'")
+        return val
+
+    try:
+        load_lat = {str(k): float(v) for k, v in dict(header["load_latency"]).items()}
+        model = dict(
+            arch=str(header.get("arch", path.stem)).upper(),
+            name=str(header.get("name", "")),
+            description=str(header.get("description", "")).strip(),
+            ports=ports,
+            divider_ports=port_list("divider_ports"),
+            load_ports=port_list("load_ports"),
+            load_data_ports=port_list("load_data_ports", False),
+            store_data_ports=port_list("store_data_ports"),
+            store_address_ports=port_list("store_address_ports"),
+            simple_store_address_ports=port_list("simple_store_address_ports", False),
+            load_latency=load_lat,
+            store_forward_latency=float(header["store_forward_latency"]),
+            frontend_width=float(header["frontend_width"]),
+            rob_size=int(header["rob_size"]),
+        )
+    except KeyError as exc:
+        raise KerncraftError(f"{path}: header field {exc.args[0]!r} is missing") from None
+    except (TypeError, ValueError) as exc:
+        raise KerncraftError(f"{path}: malformed header: {exc}") from None
+    forms: dict[str, FormEntry] = dict(header.get("forms", {}))
+    if not isinstance(groups, list):
+        raise KerncraftError(f"{path}: 'instruction_groups' must be a list")
+    for gi, group in enumerate(groups):
+        if not isinstance(group, dict) or "source" not in group or "forms" not in group:
+            raise KerncraftError(f"{path}: instruction_groups[{gi}] needs 'source' and 'forms'")
+        for raw_key, spec in (group["forms"] or {}).items():
+            where = f"{path}: instruction_groups[{gi}].forms['{raw_key}']"
+            template = _entry("", spec, str(group["source"]), portset, where)
+            for key in expand_braces(str(raw_key)):
+                key = _normalise_key(key)
+                forms[key] = _with_key(template, key)
+    return PortModel(path=str(path), forms=forms, **model)
+
+
+def _with_key(entry: FormEntry, key: str) -> FormEntry:
+    """Copy of a template entry (and its variants) under a concrete form key."""
+    new = object.__new__(FormEntry)
+    for name in FormEntry.__dataclass_fields__:
+        val = getattr(entry, name)
+        if name in ("same_reg", "complex_address") and val is not None:
+            val = _with_key(val, key)
+        object.__setattr__(new, name, key if name == "key" else val)
+    return new
+
+
+def _str_tuple(header: dict, key: str, path: Path, required: bool = True) -> tuple[str, ...]:
+    if key not in header:
+        if required:
+            raise KerncraftError(f"{path}: header field '{key}' is missing")
+        return ()
+    val = header[key]
+    if not isinstance(val, (list, tuple)):
+        raise KerncraftError(f"{path}: header field '{key}' must be a list")
+    return tuple(str(v) for v in val)
+
+
+def _normalise_key(key: str) -> str:
+    mnemonic, _, ops = key.strip().partition(" ")
+    return _key(mnemonic.lower(), tuple(t.strip() for t in ops.split(",") if t.strip()))
+
+
+def _entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> FormEntry:
+    if not isinstance(spec, dict):
+        raise KerncraftError(f"{where}: entry must be a mapping")
+    unknown = set(spec) - _ENTRY_KEYS
+    if unknown:
+        raise KerncraftError(f"{where}: unknown fields {sorted(unknown)}")
+    uops = tuple(_uop(u, portset, where) for u in spec.get("uops") or ())
+    lat = spec.get("lat", spec.get("latency"))
+    tp = spec.get("tp", spec.get("throughput"))
+    if lat is None:
+        raise KerncraftError(f"{where}: 'lat' (latency) is missing")
+    mem_dest = spec.get("mem_dest")
+    if mem_dest not in (None, "rmw", "store"):
+        raise KerncraftError(f"{where}: mem_dest must be 'rmw' or 'store'")
+    src = str(spec.get("source", source))
+    variants = {}
+    for vname in ("same_reg", "complex_address"):
+        if vname in spec:
+            sub = dict(spec[vname])
+            sub.setdefault("tp", tp)
+            sub.setdefault("source", src)
+            variants[vname] = _entry(key, sub, src, portset, f"{where}.{vname}")
+    return FormEntry(key=key, uops=uops, latency=float(lat),
+                     throughput=None if tp is None else float(tp), source=src,
+                     mem_dest=mem_dest,
+                     load_latency=None if spec.get("load_lat") is None else float(spec["load_lat"]),
+                     **variants)
+
+
+def _uop(spec: Any, portset: set[str], where: str) -> Uop | str:
+    if isinstance(spec, str):
+        if spec not in _PLACEHOLDERS:
+            raise KerncraftError(f"{where}: unknown uop placeholder '{spec}' (use {', '.join(_PLACEHOLDERS)})")
+        return spec
+    if isinstance(spec, (list, tuple)):
+        ports, cycles = spec, 1.0
+    elif isinstance(spec, dict):
+        ports, cycles = spec.get("ports", []), spec.get("cycles", 1.0)
+    else:
+        raise KerncraftError(f"{where}: malformed uop {spec!r}")
+    ports = [str(p) for p in ports]
+    bad = [p for p in ports if p not in portset]
+    if bad:
+        raise KerncraftError(f"{where}: unknown ports {bad}")
+    return Uop(frozenset(ports), float(cycles))
+
+
+def expand_braces(text: str) -> list[str]:
+    """Brace expansion with '|' alternatives: 'v{add|sub}pd x' -> ['vaddpd x', 'vsubpd x'].
+
+    Groups with identical alternatives are *linked* (they take the same choice),
+    so 'add {r64|r32},{r64|r32}' gives 'add r64,r64' and 'add r32,r32' only;
+    different groups combine freely. An empty alternative is allowed ('{|v}addpd').
+    """
+    parts = re.split(r"(\{[^{}]*\})", text)
+    groups: list[str] = []
+    for p in parts:
+        if p.startswith("{") and p.endswith("}") and p not in groups:
+            groups.append(p)
+    out = []
+    for combo in itertools.product(*(g[1:-1].split("|") for g in groups)):
+        choice = dict(zip(groups, combo))
+        out.append("".join(choice.get(p, p) for p in parts))
+    return out

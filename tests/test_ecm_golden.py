@@ -1,0 +1,976 @@
+"""Golden tests of the full ECM and Roofline models on CSX, every number derived by hand.
+
+Kernels: copy, triad, daxpy (N = 10^7), 2d-5pt (N = M = 1000: three rows do NOT
+fit L1; N = 500, M = 10000: three rows fit L1; both in memory), 3d-7pt
+(N = M = L = 200), plus 2d-5pt N = M = 500 whose whole data set fits L3.
+
+Every expected value below is written as the arithmetic of the hand derivation
+in the comments (port model -> T_OL / T_nOL; layer conditions -> cache lines per
+link -> T_L1L2 / T_L2L3 / T_L3MEM; ECM composition; n_s; scaling; units;
+Roofline). Nothing here was copied from the tool's output.
+
+What the tests check
+--------------------
+* ``test_ecm_*``: ``ecm_model(...).data`` (in-core port cycles, T_OL, T_nOL, link
+  volumes and times, predictions, n_s, scaling table) against the derivation,
+  and the same in cy/It, It/s and FLOP/s;
+* ``test_roofline_*``: ``roofline_flop_model`` (no compiler needed) and
+  ``roofline_asm_model``;
+* ``test_golden_text_*``: the full text of ``kerncraft -p ECM ...`` and
+  ``kerncraft -p RooflineFLOP -p RooflineASM ...`` equals the stored file in
+  ``tests/data/golden/``, and the key numbers of those files equal the
+  derivation (so a regenerated file that drifts from the derivation fails).
+
+Compiler: the in-core numbers come from the loop gcc 12 emits for
+``-O3 -march=cascadelake -ffreestanding`` (the CSX.yml flags). Other gcc
+versions emit other loops, so every compile-based test is skipped unless
+``gcc -dumpfullversion`` starts with ``12.``. RooflineFLOP needs no compiler.
+
+Regenerating the golden files (only for an INTENTIONAL change of the report):
+    KERNCRAFT_REGENERATE_GOLDEN=1 python -m pytest tests/test_ecm_golden.py -k golden_text
+or by hand, from the repository root, e.g.
+    kerncraft -p ECM -m CSX kernels/copy.c -D N 10000000 > tests/data/golden/copy.ECM.txt
+    kerncraft -p RooflineFLOP -p RooflineASM -m CSX kernels/copy.c -D N 10000000 \\
+        > tests/data/golden/copy.Roofline.txt
+(the exact command of every file is in ``GOLDEN_CASES`` below). A change of a
+*number* must come with a corrected hand derivation in this file: the
+``test_golden_numbers_*`` tests compare the files with the derivation.
+
+Common inputs (machine-files/CSX.yml, kerncraft/incore/databases/SKX.yml via CSX.yml)
+------------------------------------------------------------------------------------
+* clock 2.5 GHz; cache line 64 B; double -> 8 iterations per cache line (It/CL).
+* Links: L1<-L2 64 B/cy half-duplex: T = (loads + stores) * 64 / 64;
+  L2<->L3 16 B/cy full-duplex: T = max(loads, stores) * 64 / 16;
+  L3<->MEM: measured bandwidth of the benchmark kernel whose stream mix matches,
+  scaled by (nominal + write-only bytes) / nominal because the caches
+  write-allocate; T = bytes * 2.5e9 / bandwidth.
+* Benchmark choice (kerncraft/machine/bandwidth.py): kernel mix (read-only,
+  write-only, read+write) arrays; smallest |write share difference|, with
+  write share = (w + rw) / (r + w + 2 rw), then the stream count.
+  copy / 2d-5pt / 3d-7pt: (1, 1, 0), share 1/2 -> "copy" (1, 1, 0), exact;
+  "copy" moves 8 B read + 8 B written nominally per iteration, 8 B more for
+  the write-allocate of its write-only stream -> factor 24/16 = 1.5.
+  daxpy: (1, 0, 1), share 1/3 -> "daxpy" (1, 0, 1), exact; no write-only
+  stream -> factor 1.
+  triad a = b + s*c: (2, 1, 0), share 1/3 -> "daxpy" (share 1/3, distance 0)
+  beats "triad" (3, 1, 0) (share 1/4, distance 1/12); factor 1.
+* CSX hierarchy: L2 misses are served by memory (or by L3 if L3 still holds
+  the line as a victim); every line replaced in L2 (clean or dirty) is
+  written to L3 (victim cache); L3 writes only dirty lines to memory.
+* LC usable capacities (fill factor 1/2): L1 16 KiB, L2 512 KiB,
+  L3 0.5 * (14 MiB + 1 MiB L2 share) = 7.5 MiB.
+* ECM composition (no link overlaps on CSX):
+  T_L1 = max(T_OL, T_nOL), T_L2 = max(T_OL, T_nOL + T_L1L2),
+  T_L3 = max(T_OL, T_nOL + T_L1L2 + T_L2L3), T_MEM = max(T_OL, T_L3 serial sum + T_L3MEM).
+* n_s = ceil(T_MEM / T_L3MEM,sat) with T_L3MEM,sat from the highest MEM bandwidth
+  measured on 1..10 cores (one SNC NUMA domain); scaling on n cores
+  max(T_MEM / n, T_L3MEM(n)) with the bandwidth measured on n cores
+  (cores 11..20 use the measurements across both NUMA domains of the socket).
+* Port model (SKX = CSX): a load is one AGU uop on {2,3} plus one data uop on
+  {2D,3D}; a store is an address uop on {2,3} (port 7 only for addresses
+  without index register; every store below is indexed) plus a data uop on {4};
+  ymm add/mul/FMA on {0,1}; add/cmp r64 on {0,1,5,6}; the taken loop branch on
+  {6} (macro fusion is not modelled at the ports, only in the front end).
+  The balancing is the lexicographically minimal port-load vector ("water
+  filling": the busiest set S maximising W(S)/|S| first, then the rest).
+  T_nOL = busiest of {2D, 3D}; T_OL = max(busiest other port, LCD, front end);
+  cy/CL = cy/asm-iteration * 8 It/CL / (It per asm iteration).
+  ymm load latency 7 cy, FP add/mul/FMA 4 cy (critical path).
+"""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+from argparse import Namespace
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+import kerncraft
+from kerncraft.models.ecm import ecm_model
+from kerncraft.models.roofline import roofline_asm_model, roofline_flop_model
+
+REPO = Path(__file__).resolve().parents[1]
+KERNELS = REPO / "kernels"
+GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
+MACHINE_FILE = REPO / "machine-files" / "CSX.yml"
+REGENERATE = os.environ.get("KERNCRAFT_REGENERATE_GOLDEN", "").strip() not in ("", "0")
+
+
+# --------------------------------------------------------------------------- gcc 12 gate
+def _gcc_version() -> str | None:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        return None
+    try:
+        out = subprocess.run([gcc, "-dumpfullversion"], capture_output=True, text=True,
+                             timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+GCC_VERSION = _gcc_version()
+needs_gcc12 = pytest.mark.skipif(
+    not (GCC_VERSION or "").startswith("12."),
+    reason=f"the hand-derived in-core numbers are for the loops gcc 12 emits with "
+           f"-O3 -march=cascadelake; installed gcc: {GCC_VERSION or 'none'} "
+           f"(other versions emit different loops)")
+
+
+# --------------------------------------------------------------------------- inputs
+CLOCK = 2.5e9            # Hz (CSX.yml clock)
+CL = 64                  # B per cache line
+IT_PER_CL = 8            # 64 B / 8 B per double
+L2_BPC = 64.0            # B/cy, L1 <- L2, half-duplex
+L3_BPC = 16.0            # B/cy, L2 <-> L3, full-duplex
+DP_PEAK = 32.0           # FLOP/cy, DP total (2 AVX-512 FMA units * 8 lanes * 2)
+
+# Measured bandwidths, GB/s, 1 thread per core, transcribed from CSX.yml
+# (benchmarks.measurements.<level>.1.results.<kernel>[cores - 1]).
+COPY_MEM = {1: 14.56, 2: 26.79, 4: 32.70, 5: 34.45, 6: 35.60, 9: 36.54, 10: 36.46,
+            20: 73.04}
+DAXPY_MEM = {1: 21.32, 2: 38.26, 4: 50.49, 5: 53.15, 8: 55.02, 10: 54.77, 20: 108.63}
+# Highest MEM bandwidth on 1..10 cores (scan of the 10 values in CSX.yml):
+# copy:  14.56 26.79 30.55 32.70 34.45 35.60 36.31 36.51 [36.54] 36.46 -> 9 cores
+# daxpy: 21.32 38.26 45.88 50.49 53.15 54.54 54.98 [55.02] 54.90 54.77 -> 8 cores
+COPY_SAT_CORES, DAXPY_SAT_CORES = 9, 8
+# single-core L1 / L2 / L3 bandwidths for the Roofline levels
+COPY_1CORE = {"L1": 279.30, "L2": 68.91, "L3": 23.63, "MEM": 14.56}
+DAXPY_1CORE = {"L1": 291.92, "L2": 106.79, "L3": 35.62, "MEM": 21.32}
+COPY_WA = 24 / 16        # write-allocate factor of the copy benchmark (below L1)
+DAXPY_WA = 1.0           # daxpy has no write-only stream
+
+
+def bpc(gbs: float, wa: float) -> float:
+    """Bytes per cycle moved at a measured bandwidth (GB/s) with WA factor ``wa``."""
+    return gbs * 1e9 * wa / CLOCK
+
+
+def copy_mem_cycles(nbytes: float, cores: int) -> float:
+    return nbytes / bpc(COPY_MEM[cores], COPY_WA)
+
+
+def daxpy_mem_cycles(nbytes: float, cores: int) -> float:
+    return nbytes / bpc(DAXPY_MEM[cores], DAXPY_WA)
+
+
+def l1l2(loads: float, stores: float) -> float:
+    return (loads + stores) * CL / L2_BPC           # half-duplex
+
+
+def l2l3(loads: float, stores: float) -> float:
+    return max(loads, stores) * CL / L3_BPC         # full-duplex
+
+
+ALL_PORTS = ("0", "0DV", "1", "2", "2D", "3", "3D", "4", "5", "6", "7")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kernel at one size, with every number derived by hand (see the comments)."""
+
+    name: str
+    kernel: str
+    defines: dict
+    flops_per_it: int
+    ports_per_asm_it: dict            # port -> cycles per assembly iteration
+    it_per_asm_it: int
+    lcd_per_asm_it: float
+    frontend_per_asm_it: float
+    critical_path_per_asm_it: float
+    t_ol_source: str
+    links: tuple                      # ((loads, stores) L1L2, L2L3, L3MEM) in CL/CL
+    t_l3mem: float                    # cy/CL, from the measured bandwidth
+    predictions: tuple                # T_L1, T_L2, T_L3, T_MEM in cy/CL
+    saturated: float                  # T_L3MEM at the saturated bandwidth, cy/CL
+    n_s: int
+    scaling: dict                     # cores -> (cy/CL, memory bound?)
+    lc_notes: tuple                   # fragments of the layer-condition notes
+    bench: str                        # benchmark kernel used for all levels
+    roofline_bytes: dict              # level -> bytes per CL
+    roofline_bandwidth: dict          # level -> B/s as used (WA-corrected below L1)
+    roofline_bottleneck: str
+    roofline_asm_bottleneck: str
+    cli: tuple = field(default=())    # -D arguments of the CLI
+
+    @property
+    def scale(self) -> float:
+        return IT_PER_CL / self.it_per_asm_it
+
+    @property
+    def t_nol(self) -> float:
+        return max(self.ports_per_asm_it["2D"], self.ports_per_asm_it["3D"]) * self.scale
+
+    @property
+    def t_ol(self) -> float:
+        other = max(c for p, c in self.ports_per_asm_it.items() if p not in ("2D", "3D"))
+        return max(other, self.lcd_per_asm_it, self.frontend_per_asm_it) * self.scale
+
+    @property
+    def flops_per_cl(self) -> int:
+        return self.flops_per_it * IT_PER_CL
+
+
+def ports(**nonzero) -> dict:
+    """Port table with the keyword ports set ('p2D' -> '2D') and the rest 0."""
+    table = {p: 0.0 for p in ALL_PORTS}
+    for key, value in nonzero.items():
+        table[key[1:]] = value
+    return table
+
+
+# =========================================================================== copy
+# kernels/copy.c, N = 10^7: a[i] = b[i]. Two arrays of 80 MB: nothing fits anywhere.
+#
+# (1) In-core. gcc 12 loop (.L4, 4 doubles per ymm, pointer +32 B per asm iteration
+#     -> 4 It per asm iteration, 8/4 = 2 asm iterations per CL):
+#       vmovapd (%rbx,%rdx), %ymm1      load:  AGU {2,3} + data {2D,3D}
+#       vmovapd %ymm1, 0(%r13,%rdx)     store: address {2,3} (indexed: no p7) + data {4}
+#       addq $32, %rdx                  {0,1,5,6}
+#       cmpq %rdx, %rax                 {0,1,5,6}
+#       jne .L4                         {6}
+#     Balancing: {2,3} carry 2 AGU uops -> 1.0 each; {4}: 1.0; {6}: jne 1.0; {2D,3D}:
+#     1 uop -> 0.5 each. The union {2,3,4,6} attains the maximum 1.0 (4 uops on 4
+#     ports), the add and cmp may not use p6 any more -> {0,1,5}: 2/3 each.
+#     T_nOL = 0.5 * 2 = 1.0 cy/CL; busiest other port 1.0 * 2 = 2.0; LCD: addq on rdx,
+#     1 cy -> 2.0; front end: load, store (micro-fused), add, cmp+jne (macro-fused) =
+#     4 fused uops / 4 per cy = 1.0 -> 2.0. T_OL = 2.0 (three-way tie; the report names
+#     the first bound in its order, "port throughput"). Critical path: the 7 cy ymm load
+#     feeding the store (latency 0) = 7 cy per asm iteration.
+# (2) Traffic: no layer condition holds anywhere (condition 0 of 1: the only reuse
+#     window is the whole sweep, 2 * 80 MB). Per CL of work:
+#     L1-L2: load b (1) + write-allocate a (1) = 2 loads, write back a = 1 store:
+#            T_L1L2 = 3 * 64 / 64 = 3.0 cy.
+#     L2-L3: L2 misses come from memory (0 loads from L3), both replaced lines (b clean,
+#            a dirty) go to L3: 2 stores; full duplex: max(0, 2) * 64 / 16 = 8.0 cy.
+#     L3-MEM: 2 loads (b, WA of a) + 1 store (a) = 192 B at copy 14.56 GB/s * 1.5 =
+#            21.84 GB/s = 8.736 B/cy -> T_L3MEM = 192 / 8.736 = 21.978 cy.
+# (3) ECM: { 2 || 1 | 3 | 8 | 21.98 } -> T_L1 = max(2, 1) = 2; T_L2 = max(2, 1+3) = 4;
+#     T_L3 = 1+3+8 = 12; T_MEM = 12 + 21.978 = 33.978 cy/CL.
+#     Saturated: copy 36.54 GB/s (9 cores) -> 192 / (36.54e9*1.5/2.5e9 = 21.924) = 8.7575;
+#     n_s = ceil(33.978 / 8.7575 = 3.880) = 4.
+#     Scaling: 1: max(33.978, 21.978) = 33.978 core; 2: max(16.989, 192/16.074 = 11.945)
+#     core; 4: max(8.494, 192/(32.70*0.6 = 19.62) = 9.786) memory; 10: max(3.398,
+#     192/21.876 = 8.777) memory; 20: max(1.699, 192/43.824 = 4.381) memory.
+# (4) Units: cy/It = cy/CL / 8 (T_MEM 4.247 cy/It); It/s = 2.5e9 * 8 / cy/CL
+#     (T_MEM 588.6 MIt/s); FLOP/s is undefined (0 FLOP per iteration).
+# (5) Roofline (copy benchmark, 1 core): L1 2 accesses * 8 B * 8 = 128 B at 279.30 GB/s
+#     -> 1.146 cy; L2 192 B at 68.91*1.5 = 103.365 GB/s -> 4.644; L3 128 B (the two
+#     victims) at 23.63*1.5 = 35.445 GB/s -> 9.028; MEM 192 B at 21.84 GB/s -> 21.978.
+#     No FLOPs: compute 0, unit It/s. Bottleneck MEM: 8 * 2.5e9 / 21.978 = 910 MIt/s.
+#     RooflineASM: in-core max(T_OL, T_nOL) = 2.0 cy < 21.978 -> MEM, 910 MIt/s.
+_COPY_MEM = copy_mem_cycles(192, 1)
+_COPY_T_MEM = 1.0 + 3.0 + 8.0 + _COPY_MEM
+COPY = Case(
+    name="copy", kernel="copy.c", defines={"N": 10**7}, flops_per_it=0,
+    ports_per_asm_it=ports(p0=2 / 3, p1=2 / 3, p5=2 / 3, p2=1.0, p3=1.0, p2D=0.5, p3D=0.5,
+                           p4=1.0, p6=1.0),
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=4 / 4,
+    critical_path_per_asm_it=7.0, t_ol_source="port throughput",
+    links=((2, 1), (0, 2), (2, 1)), t_l3mem=_COPY_MEM,
+    predictions=(2.0, 1.0 + 3.0, 1.0 + 3.0 + 8.0, _COPY_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=4,
+    scaling={1: (_COPY_T_MEM, False), 2: (_COPY_T_MEM / 2, False),
+             4: (copy_mem_cycles(192, 4), True), 10: (copy_mem_cycles(192, 10), True),
+             20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
+              "L3: layer condition 0 of 1 holds"),
+    bench="copy",
+    roofline_bytes={"L1": 2 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth={"L1": COPY_1CORE["L1"] * 1e9, "L2": COPY_1CORE["L2"] * 1e9 * COPY_WA,
+                        "L3": COPY_1CORE["L3"] * 1e9 * COPY_WA,
+                        "MEM": COPY_1CORE["MEM"] * 1e9 * COPY_WA},
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "10000000"),
+)
+
+# =========================================================================== triad
+# kernels/triad.c, N = 10^7: a[i] = b[i] + s * c[i] (2 FLOP/It), three arrays in memory.
+#
+# (1) gcc 12 loop (.L4, 4 It per asm iteration):
+#       vmovapd 0(%r13,%rax), %ymm1              load
+#       vfmadd213pd (%r14,%rax), %ymm2, %ymm1    load + FMA {0,1}
+#       vmovapd %ymm1, (%r15,%rax)               store (indexed)
+#       addq $32, %rax ; cmpq %rdx, %rax         {0,1,5,6} each
+#       jne .L4                                  {6}
+#     {2,3}: 2 load AGU + 1 store address = 3 uops -> 1.5 each (the maximum).
+#     Remaining: {2D,3D} 2 uops -> 1.0; {4} 1.0; {0,1,5,6}: FMA + add + cmp + jne =
+#     4 uops on 4 ports, feasible at 1.0 each (FMA on 0/1, jne on 6) -> 1.0 each.
+#     T_OL = 1.5 * 2 = 3.0 cy/CL (port throughput); T_nOL = 1.0 * 2 = 2.0;
+#     LCD 1 * 2 = 2.0; front end: load, FMA+load, store, add, cmp+jne = 5 fused uops
+#     -> 1.25 * 2 = 2.5. Critical path: 7 (load) + 4 (FMA) = 11 per asm iteration.
+# (2) No layer condition holds (condition 0 of 1). Per CL:
+#     L1-L2: b, c, WA a = 3 loads + a = 1 store -> 4 * 64 / 64 = 4.0 cy.
+#     L2-L3: 0 loads, 3 victims (b, c clean; a dirty) -> max(0, 3) * 4 = 12.0 cy.
+#     L3-MEM: 3 loads + 1 store = 256 B with the daxpy benchmark (mix (2,1,0) -> daxpy,
+#            see the module doc), 21.32 GB/s = 8.528 B/cy -> 256 / 8.528 = 30.019 cy.
+# (3) T_L1 = max(3, 2) = 3; T_L2 = max(3, 2+4) = 6; T_L3 = 2+4+12 = 18;
+#     T_MEM = 18 + 30.019 = 48.019 cy/CL.
+#     Saturated: daxpy 55.02 GB/s (8 cores) = 22.008 B/cy -> 256 / 22.008 = 11.632;
+#     n_s = ceil(48.019 / 11.632 = 4.128) = 5.
+#     Scaling: 1: 48.019 core; 2: max(24.009, 256/15.304 = 16.728) core;
+#     4: max(12.005, 256/20.196 = 12.676) memory (already below n_s: the measured 4-core
+#     bandwidth is lower than the saturated one); 5: max(9.604, 256/21.26 = 12.041)
+#     memory; 10: 256/21.908 = 11.685 memory; 20: 256/43.452 = 5.892 memory.
+# (4) 16 FLOP per CL: FLOP/s = 16 * 2.5e9 / cy/CL, e.g. T_L1 = 3 cy -> 13.33 GFLOP/s,
+#     T_MEM -> 833 MFLOP/s; It/s = 20e9 / cy/CL; cy/It = cy/CL / 8.
+# (5) Roofline (daxpy benchmark, no WA correction): L1 3 accesses * 8 B * 8 = 192 B at
+#     291.92 GB/s -> 1.644 cy; L2 256 B at 106.79 -> 5.993; L3 192 B at 35.62 -> 13.475;
+#     MEM 256 B at 21.32 -> 30.019; compute 16 / 32 = 0.5 cy. Bottleneck MEM,
+#     AI 16/256 = 0.0625 FLOP/B, 16 * 2.5e9 / 30.019 = 1.3325 GFLOP/s.
+#     RooflineASM: in-core 3.0 cy < 30.019 -> MEM, 1.3325 GFLOP/s.
+_TRIAD_MEM = daxpy_mem_cycles(256, 1)
+_TRIAD_T_MEM = 2.0 + 4.0 + 12.0 + _TRIAD_MEM
+TRIAD = Case(
+    name="triad", kernel="triad.c", defines={"N": 10**7}, flops_per_it=2,
+    ports_per_asm_it=ports(p0=1.0, p1=1.0, p5=1.0, p6=1.0, p2=1.5, p3=1.5, p2D=1.0, p3D=1.0,
+                           p4=1.0),
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=5 / 4,
+    critical_path_per_asm_it=7.0 + 4.0, t_ol_source="port throughput",
+    links=((3, 1), (0, 3), (3, 1)), t_l3mem=_TRIAD_MEM,
+    predictions=(3.0, 2.0 + 4.0, 2.0 + 4.0 + 12.0, _TRIAD_T_MEM),
+    saturated=daxpy_mem_cycles(256, DAXPY_SAT_CORES), n_s=5,
+    scaling={1: (_TRIAD_T_MEM, False), 2: (_TRIAD_T_MEM / 2, False),
+             4: (daxpy_mem_cycles(256, 4), True), 5: (daxpy_mem_cycles(256, 5), True),
+             10: (daxpy_mem_cycles(256, 10), True), 20: (daxpy_mem_cycles(256, 20), True)},
+    lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
+              "L3: layer condition 0 of 1 holds"),
+    bench="daxpy",
+    roofline_bytes={"L1": 3 * 8 * 8, "L2": 4 * 64, "L3": 3 * 64, "MEM": 4 * 64},
+    roofline_bandwidth={lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "L3", "MEM")},
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "10000000"),
+)
+
+# =========================================================================== daxpy
+# kernels/daxpy.c, N = 10^7: a[i] = a[i] + s * b[i] (2 FLOP/It).
+#
+# (1) gcc 12 loop (.L4): vmovapd load; vfmadd213pd (%rbx,%rax) load + FMA; vmovapd store
+#     to (%rbx,%rax) (indexed); addq; cmpq; jne - the same uops as triad:
+#     {2,3} 1.5, {2D,3D} 1.0, {4} 1.0, {0,1,5,6} 1.0 -> T_OL 3.0, T_nOL 2.0, LCD 2.0,
+#     front end 5 uops -> 2.5, critical path 7 + 4 = 11 per asm iteration.
+# (2) No layer condition holds. L1-L2: a, b = 2 loads (a is read: no extra WA) + a =
+#     1 store -> 3.0 cy. L2-L3: 2 victims (a dirty, b clean) -> 2 * 4 = 8.0 cy.
+#     L3-MEM: 2 loads + 1 store = 192 B at daxpy 21.32 GB/s -> 192 / 8.528 = 22.514 cy.
+# (3) T_L1 = 3; T_L2 = max(3, 2+3) = 5; T_L3 = 2+3+8 = 13; T_MEM = 13 + 22.514 = 35.514.
+#     Saturated 192 / 22.008 = 8.724; n_s = ceil(35.514 / 8.724 = 4.071) = 5.
+#     Scaling: 1: 35.514 core; 2: max(17.757, 192/15.304 = 12.546) core; 4: max(8.878,
+#     192/20.196 = 9.507) memory; 5: max(7.103, 192/21.26 = 9.031) memory;
+#     10: 192/21.908 = 8.764; 20: 192/43.452 = 4.419.
+# (4) 16 FLOP per CL: T_MEM -> 16 * 2.5e9 / 35.514 = 1.126 GFLOP/s.
+# (5) Roofline (daxpy): L1 3 distinct accesses (a read, b read, a write) = 192 B ->
+#     1.644 cy; L2 192 B -> 4.495; L3 128 B -> 8.984; MEM 192 B -> 22.514; compute 0.5.
+#     Bottleneck MEM, AI 16/192 = 0.0833, 1.777 GFLOP/s (RooflineASM: in-core 3.0 -> MEM).
+_DAXPY_MEM = daxpy_mem_cycles(192, 1)
+_DAXPY_T_MEM = 2.0 + 3.0 + 8.0 + _DAXPY_MEM
+DAXPY = Case(
+    name="daxpy", kernel="daxpy.c", defines={"N": 10**7}, flops_per_it=2,
+    ports_per_asm_it=TRIAD.ports_per_asm_it,
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=5 / 4,
+    critical_path_per_asm_it=7.0 + 4.0, t_ol_source="port throughput",
+    links=((2, 1), (0, 2), (2, 1)), t_l3mem=_DAXPY_MEM,
+    predictions=(3.0, 2.0 + 3.0, 2.0 + 3.0 + 8.0, _DAXPY_T_MEM),
+    saturated=daxpy_mem_cycles(192, DAXPY_SAT_CORES), n_s=5,
+    scaling={1: (_DAXPY_T_MEM, False), 2: (_DAXPY_T_MEM / 2, False),
+             4: (daxpy_mem_cycles(192, 4), True), 5: (daxpy_mem_cycles(192, 5), True),
+             10: (daxpy_mem_cycles(192, 10), True), 20: (daxpy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
+              "L3: layer condition 0 of 1 holds"),
+    bench="daxpy",
+    roofline_bytes={"L1": 3 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth={lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "L3", "MEM")},
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "10000000"),
+)
+
+# =========================================================================== 2d-5pt
+# kernels/2d-5pt.c: b[j][i] = (a[j][i-1] + a[j][i+1] + a[j-1][i] + a[j+1][i]) * s,
+# 4 FLOP/It (3 add + 1 mul), i = 1..N-2, j = 1..M-2.
+#
+# (1) gcc 12 loop (.L5, 4 It per asm iteration) - the same for every N, M (run-time
+#     constants):
+#       vmovupd (%r10,%rax), %ymm4               load
+#       vaddpd (%r11,%rax), %ymm4, %ymm0         load + add {0,1}
+#       vaddpd (%r9,%rax), %ymm0, %ymm0          load + add
+#       vaddpd (%r8,%rax), %ymm0, %ymm0          load + add
+#       vmulpd %ymm1, %ymm0, %ymm0               mul {0,1}
+#       vmovupd %ymm0, (%rcx,%rax)               store (indexed)
+#       addq $32, %rax ; cmpq %rax, %r14 ; jne .L5
+#     {2,3}: 4 load AGU + 1 store address = 5 -> 2.5 each (maximum).
+#     Next level 2.0: {2D,3D} 4 loads -> 2.0; {0,1}: 3 add + 1 mul = 4 -> 2.0
+#     ({0,1,5,6} as a whole: 4 + 2 + 1 = 7 / 4 = 1.75 < 2, so 0 and 1 stay FP only).
+#     Then {5,6}: add, cmp, jne = 3 uops, jne fixed on 6 -> 1.5 each. {4}: 1.0.
+#     T_OL = 2.5 * 2 = 5.0; T_nOL = 2.0 * 2 = 4.0; LCD 2.0; front end 8 fused uops
+#     (load, 3 add+load, mul, store, add, cmp+jne) -> 2.0 * 2 = 4.0.
+#     Critical path: 7 (load) + 3 * 4 (dependent adds) + 4 (mul) = 23 per asm iteration.
+# (2) Layer conditions (footprints, docs/layer-conditions.md section 2): the group a has
+#     members a[j+1][i] (lead), a[j][i+1], a[j][i-1], a[j-1][i] with gaps (1,-1) =
+#     N-3 It, (0,2) = 2 It, (1,-1) = N-3 It; b is one member. Rate 8 B/It.
+#     condition 1 (window 2 It): a 8*(2*(1+2) + 2) + b 8*2 = 64 + 16 = 80 B;
+#     condition 2 (window N-3 It, "three rows"): a 8*((N-3) + 2(N-3) + 2) + b 8*(N-3)
+#                                                = 32 N - 80 B;
+#     condition 3: the whole sweep, about 2 arrays * 8 B * M * N.
+# --- N = M = 1000: 32*1000 - 80 = 31920 B = 31.17 KiB > 16 KiB usable L1 (but < 32 KiB:
+#     the LC note says an ideal LRU L1 might still keep it), <= 512 KiB L2 and 7.5 MiB L3;
+#     whole sweep 16 MB > 7.5 MiB. L1: condition 1 (only a[j][i-1] hits), L2 and L3:
+#     condition 2.
+#     L1-L2: a[j+1][i], a[j][i+1], a[j-1][i] + WA b = 4 loads, b = 1 store -> 5.0 cy.
+#     L2-L3: L2 misses a[j+1][i] and WA b, both from memory (L3 keeps nothing more than
+#            L2); 2 victims (a clean, b dirty) -> max(0, 2) * 4 = 8.0 cy.
+#     L3-MEM: 2 loads + 1 store = 192 B, copy benchmark -> 21.978 cy.
+#     ECM: T_L1 = max(5, 4) = 5; T_L2 = max(5, 4+5) = 9; T_L3 = 4+5+8 = 17;
+#     T_MEM = 17 + 21.978 = 38.978. n_s = ceil(38.978 / 8.7575 = 4.451) = 5.
+#     Scaling: 1: 38.978 core; 2: max(19.489, 11.945) core; 4: max(9.7445, 9.7859)
+#     memory (just); 5: max(7.796, 192/(34.45*0.6 = 20.67) = 9.289) memory;
+#     10: 8.777; 20: 4.381 memory.
+#     Units: 32 FLOP per CL: T_L1 -> 32 * 2.5e9 / 5 = 16 GFLOP/s; T_MEM -> 2.052 GFLOP/s.
+#     Roofline (copy benchmark): L1 5 accesses * 8 B * 8 = 320 B at 279.30 GB/s ->
+#     2.864 cy; L2 320 B at 103.365 -> 7.740; L3 128 B at 35.445 -> 9.028; MEM 192 B at
+#     21.84 -> 21.978; compute 32 / 32 = 1.0. Bottleneck MEM, AI 32/192 = 0.1667,
+#     32 * 2.5e9 / 21.978 = 3.640 GFLOP/s; RooflineASM: in-core 5.0 -> MEM, 3.640 GFLOP/s.
+_S2D_T_MEM = 4.0 + 5.0 + 8.0 + copy_mem_cycles(192, 1)
+_PORTS_2D5PT = ports(p0=2.0, p1=2.0, p2=2.5, p3=2.5, p2D=2.0, p3D=2.0, p4=1.0, p5=1.5,
+                     p6=1.5)
+S2D = Case(
+    name="2d-5pt", kernel="2d-5pt.c", defines={"N": 1000, "M": 1000}, flops_per_it=4,
+    ports_per_asm_it=_PORTS_2D5PT,
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
+    critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
+    links=((4, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    predictions=(5.0, 4.0 + 5.0, 4.0 + 5.0 + 8.0, _S2D_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
+    scaling={1: (_S2D_T_MEM, False), 2: (_S2D_T_MEM / 2, False),
+             4: (copy_mem_cycles(192, 4), True), 5: (copy_mem_cycles(192, 5), True),
+             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 1 of 3 holds (reuse window i+2 = 2 it, footprint 80 B",
+              "L2: layer condition 2 of 3 holds (reuse window j+1 i-1 = N - 3 it, "
+              "footprint 31.17 kB",
+              "L3: layer condition 2 of 3 holds"),
+    bench="copy",
+    roofline_bytes={"L1": 5 * 8 * 8, "L2": 5 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth=COPY.roofline_bandwidth,
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "1000", "-D", "M", "1000"),
+)
+
+# --- N = 500, M = 10000: three rows fit L1: 32*500 - 80 = 15920 B = 15.55 KiB <= 16 KiB
+#     (97 % of it: the LC "near threshold" note); the whole sweep (75.98 MiB) does not
+#     fit L3 -> data in memory. L1, L2, L3: condition 2.
+#     L1-L2: a[j+1][i] + WA b = 2 loads, b = 1 store -> 3.0 cy.
+#     L2-L3 and L3-MEM as for N = 1000: 8.0 cy and 192 B -> 21.978 cy.
+#     ECM: T_L1 = 5; T_L2 = max(5, 4+3) = 7; T_L3 = 4+3+8 = 15; T_MEM = 15 + 21.978 =
+#     36.978; n_s = ceil(36.978 / 8.7575 = 4.222) = 5.
+#     Scaling: 1: 36.978 core; 2: 18.489 core; 4: max(9.2445, 9.786) memory;
+#     5: 9.289 memory; 10: 8.777; 20: 4.381.
+#     Roofline: L2 now 3 CL = 192 B -> 192 * 2.5 / 103.365 = 4.644 cy; the rest as for
+#     N = 1000 -> bottleneck MEM, 3.640 GFLOP/s.
+_S2D5_T_MEM = 4.0 + 3.0 + 8.0 + copy_mem_cycles(192, 1)
+S2D_ROWS_IN_L1 = Case(
+    name="2d-5pt-N500", kernel="2d-5pt.c", defines={"N": 500, "M": 10000}, flops_per_it=4,
+    ports_per_asm_it=_PORTS_2D5PT,
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
+    critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
+    links=((2, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    predictions=(5.0, 4.0 + 3.0, 4.0 + 3.0 + 8.0, _S2D5_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
+    scaling={1: (_S2D5_T_MEM, False), 2: (_S2D5_T_MEM / 2, False),
+             4: (copy_mem_cycles(192, 4), True), 5: (copy_mem_cycles(192, 5), True),
+             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 2 of 3 holds (reuse window j+1 i-1 = N - 3 it, "
+              "footprint 15.55 kB",
+              "L2: layer condition 2 of 3 holds", "L3: layer condition 2 of 3 holds",
+              "next condition needs 75.98 MB"),
+    bench="copy",
+    roofline_bytes={"L1": 5 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth=COPY.roofline_bandwidth,
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "500", "-D", "M", "10000"),
+)
+
+# =========================================================================== 3d-7pt
+# kernels/3d-7pt.c, N = M = L = 200:
+# b[k][j][i] = c0 * a[k][j][i] + c1 * (sum of the six face neighbours), 8 FLOP/It
+# (5 + 1 add, 2 mul). Two arrays of 64 MB: in memory.
+#
+# (1) gcc 12 loop (.L5, 4 It per asm iteration):
+#       vmovupd (%r9,%rax), %ymm7                       load
+#       5 x vaddpd (mem), %ymm, %ymm0                   load + add {0,1}
+#       vmulpd %ymm1, %ymm0, %ymm0                      mul {0,1}
+#       vfmadd231pd (%r15,%rax), %ymm2, %ymm0           load + FMA {0,1}
+#       vmovupd %ymm0, (%rdx,%rax)                      store (indexed)
+#       addq $32, %rax                                  {0,1,5,6}
+#       cmpq %rax, 160(%rsp)                            load (the loop bound lives on
+#                                                       the stack) + {0,1,5,6}
+#       jne .L5                                         {6}
+#     Loads: 1 + 5 + 1 + 1 (cmpq) = 8; stores 1.
+#     {2,3}: 8 + 1 = 9 AGU uops -> 4.5 each (maximum). {2D,3D}: 8 -> 4.0 each.
+#     {0,1}: 5 add + 1 mul + 1 FMA = 7 -> 3.5 ({0,1,5,6}: 10/4 = 2.5 < 3.5).
+#     {5,6}: add, cmp, jne -> 1.5 each. {4}: 1.0.
+#     T_OL = 4.5 * 2 = 9.0; T_nOL = 4.0 * 2 = 8.0 (the stack load of cmpq counts);
+#     LCD 2.0; front end: load, 5 add+load, mul, FMA+load, store, add, cmp(mem)+jne =
+#     11 fused uops -> 2.75 * 2 = 5.5. Critical path 7 + 5*4 + 4 (mul) + 4 (FMA) = 35.
+# (2) Layer conditions: group a with 7 members, lead a[k+1][j][i]; gaps (1,-1,0) =
+#     (M-3)(N-2) It (twice), (0,1,-1) = N-3 It (twice), (0,0,1) = 1 It (twice).
+#     rows window (0,1,-1): a 8*((N-3)*(1+2) + 2(N-3) + 2) + b 8*(N-3) = 48 N - 128 B
+#       = 9472 B = 9.25 KiB at N = 200: fits L1 (16 KiB);
+#     planes window (1,-1,0): a 8*(3(M-3)(N-2) + 2(N-3) + 2) + b 8*(M-3)(N-2)
+#       = 32 MN - 64 M - 80 N + 160 = 1251360 B = 1.19 MiB: > 512 KiB L2, <= 7.5 MiB L3;
+#     whole sweep 119.04 MiB: fits nowhere.
+#     -> L1, L2: condition 2 of 4 (rows); L3: condition 3 of 4 (planes).
+#     L1-L2: a[k+1][j][i], a[k][j+1][i], a[k-1][j][i] + WA b = 4 loads + 1 store -> 5.0 cy.
+#     L2-L3: L2 misses the same 4 lines; a[k][j+1][i] and a[k-1][j][i] are still in L3
+#            (planes condition) -> 2 loads from L3; a[k+1][j][i] and WA b from memory;
+#            every one of the 4 lines filled into L2 evicts one line to L3 -> 4 stores;
+#            full duplex max(2, 4) * 64 / 16 = 16.0 cy.
+#     L3-MEM: a[k+1][j][i] + WA b = 2 loads, b = 1 store = 192 B (copy) -> 21.978 cy.
+# (3) T_L1 = max(9, 8) = 9; T_L2 = max(9, 8+5) = 13; T_L3 = 8+5+16 = 29;
+#     T_MEM = 29 + 21.978 = 50.978; n_s = ceil(50.978 / 8.7575 = 5.821) = 6.
+#     Scaling: 1: 50.978 core; 2: 25.489 core; 5: max(10.196, 9.289) core;
+#     6: max(8.496, 192/(35.60*0.6 = 21.36) = 8.989) memory; 10: 8.777; 20: 4.381.
+# (4) 64 FLOP per CL: T_L1 -> 64 * 2.5e9 / 9 = 17.78 GFLOP/s; T_MEM -> 3.139 GFLOP/s.
+# (5) Roofline (copy): L1 8 accesses * 8 B * 8 = 512 B at 279.30 -> 4.583 cy; L2 5 CL =
+#     320 B at 103.365 -> 7.740; L3 2 + 4 = 6 CL = 384 B at 35.445 -> 27.084; MEM 192 B
+#     -> 21.978; compute 64 / 32 = 2.0. Bottleneck L3 (Roofline adds loads and stores
+#     of the full-duplex L2-L3 link), AI 64/384 = 0.1667, 64 * 2.5e9 / 27.084 =
+#     5.907 GFLOP/s. RooflineASM: in-core 9.0 < 27.084 -> L3, 5.907 GFLOP/s.
+#     Caveat (asserted as implemented, reported as questionable): the L3 level divides
+#     link bytes that include CLEAN victims (L2 -> L3) by a bandwidth corrected only for
+#     write-allocate (x 1.5). The copy benchmark with its data in L3 moves b and WA a
+#     from L3 plus both victims back = 32 B per 16 nominal B (x 2.0); counted alike, L3
+#     would be 384 * 2.5 / 47.26 = 20.31 cy < MEM 21.98 and the bottleneck would be MEM.
+_S3D_T_MEM = 8.0 + 5.0 + 16.0 + copy_mem_cycles(192, 1)
+S3D = Case(
+    name="3d-7pt", kernel="3d-7pt.c", defines={"N": 200, "M": 200, "L": 200},
+    flops_per_it=8,
+    ports_per_asm_it=ports(p0=3.5, p1=3.5, p2=4.5, p3=4.5, p2D=4.0, p3D=4.0, p4=1.0, p5=1.5,
+                           p6=1.5),
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=11 / 4,
+    critical_path_per_asm_it=7.0 + 5 * 4.0 + 4.0 + 4.0, t_ol_source="port throughput",
+    links=((4, 1), (2, 4), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    predictions=(9.0, 8.0 + 5.0, 8.0 + 5.0 + 16.0, _S3D_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=6,
+    scaling={1: (_S3D_T_MEM, False), 2: (_S3D_T_MEM / 2, False),
+             5: (_S3D_T_MEM / 5, False), 6: (copy_mem_cycles(192, 6), True),
+             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 2 of 4 holds (reuse window j+1 i-1 = N - 3 it, "
+              "footprint 9.25 kB",
+              "L2: layer condition 2 of 4 holds",
+              "L3: layer condition 3 of 4 holds (reuse window k+1 j-1 = M*N - 2*M - 3*N + 6 "
+              "it, footprint 1.19 MB",
+              "next condition needs 119.04 MB"),
+    bench="copy",
+    roofline_bytes={"L1": 8 * 8 * 8, "L2": 5 * 64, "L3": 6 * 64, "MEM": 3 * 64},
+    roofline_bandwidth=COPY.roofline_bandwidth,
+    roofline_bottleneck="L3", roofline_asm_bottleneck="L3",
+    cli=("-D", "N", "200", "-D", "M", "200", "-D", "L", "200"),
+)
+
+CASES = (COPY, TRIAD, DAXPY, S2D, S2D_ROWS_IN_L1, S3D)
+IDS = [c.name for c in CASES]
+
+
+# --------------------------------------------------------------------------- helpers
+@pytest.fixture(scope="module")
+def csx():
+    return kerncraft.load_machine(str(MACHINE_FILE))
+
+
+def bound(case: Case):
+    source = (KERNELS / case.kernel).read_text()
+    return kerncraft.parse_kernel(source, filename=case.kernel).bind(case.defines)
+
+
+def args(**kw) -> Namespace:
+    # the built-in port-model analyzer (the CLI default, -i kerncraft)
+    base = dict(cache_predictor="LC", cores=1, unit=None, verbose=0,
+                incore_model="kerncraft")
+    base.update(kw)
+    return Namespace(**base)
+
+
+def approx(x):
+    return pytest.approx(x, rel=1e-9, abs=1e-12)
+
+
+def to_unit(case: Case, cycles: float, unit: str) -> float:
+    """cy/CL -> unit, written out once more by hand (2.5 GHz, 8 It/CL)."""
+    if unit == "cy/It":
+        return cycles / IT_PER_CL
+    if unit == "It/s":
+        return CLOCK * IT_PER_CL / cycles
+    if unit == "FLOP/s":
+        return CLOCK * case.flops_per_cl / cycles
+    return cycles
+
+
+# ------------------------------------------------------------------- sanity of the derivation
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_derivation_is_self_consistent(case):
+    """The hand-written predictions follow the composition rule from the hand-written parts."""
+    t_l1l2 = l1l2(*case.links[0])
+    t_l2l3 = l2l3(*case.links[1])
+    t_l1, t_l2, t_l3, t_mem = case.predictions
+    assert t_l1 == approx(max(case.t_ol, case.t_nol))
+    assert t_l2 == approx(max(case.t_ol, case.t_nol + t_l1l2))
+    assert t_l3 == approx(max(case.t_ol, case.t_nol + t_l1l2 + t_l2l3))
+    assert t_mem == approx(max(case.t_ol, case.t_nol + t_l1l2 + t_l2l3 + case.t_l3mem))
+    assert case.n_s == math.ceil(t_mem / case.saturated)
+    for cores, (value, memory_bound) in case.scaling.items():
+        assert value >= t_mem / cores - 1e-9
+        assert memory_bound == (value > t_mem / cores + 1e-9)
+
+
+# --------------------------------------------------------------------------- ECM
+@needs_gcc12
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_ecm_incore(csx, case):
+    data = ecm_model(bound(case), csx, args()).data
+    incore = data["incore"]
+    assert incore["compiler"] == "gcc"
+    assert incore["flags"] == "-O3 -march=cascadelake -ffreestanding"
+    assert incore["iterations_per_asm_iteration"] == case.it_per_asm_it
+    assert (incore["unroll"], incore["simd_width"]) == (1, 4)
+    for port in ALL_PORTS:
+        assert incore["port_cycles_per_cl"][port] == approx(
+            case.ports_per_asm_it[port] * case.scale), port
+    assert data["T_OL"] == approx(case.t_ol)
+    assert data["T_nOL"] == approx(case.t_nol)
+    assert incore["T_OL_source"] == case.t_ol_source
+    assert incore["lcd_cy_per_cl"] == approx(case.lcd_per_asm_it * case.scale)
+    assert incore["frontend_cy_per_cl"] == approx(case.frontend_per_asm_it * case.scale)
+    assert incore["critical_path_cy_per_cl"] == approx(
+        case.critical_path_per_asm_it * case.scale)
+
+
+@needs_gcc12
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_ecm_traffic_and_composition(csx, case):
+    data = ecm_model(bound(case), csx, args()).data
+    links = {link["name"]: link for link in data["links"]}
+    assert list(links) == ["T_L1L2", "T_L2L3", "T_L3MEM"]
+    for name, (loads, stores) in zip(links, case.links):
+        assert (links[name]["loads_cl"], links[name]["stores_cl"]) == (
+            approx(loads), approx(stores)), name
+    assert links["T_L1L2"]["duplex"] == "half-duplex"
+    assert links["T_L2L3"]["duplex"] == "full-duplex"
+    assert links["T_L3MEM"]["benchmark_kernel"] == case.bench
+    contributions = data["contributions"]
+    assert contributions["T_L1L2"] == approx(l1l2(*case.links[0]))
+    assert contributions["T_L2L3"] == approx(l2l3(*case.links[1]))
+    assert contributions["T_L3MEM"] == approx(case.t_l3mem)
+    assert data["overlapping"] == []
+    assert list(data["predictions"]) == ["L1", "L2", "L3", "MEM"]
+    assert list(data["predictions"].values()) == [approx(t) for t in case.predictions]
+    notes = "\n".join(data["traffic"]["notes"])
+    for fragment in case.lc_notes:
+        assert fragment in notes
+
+
+@needs_gcc12
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_ecm_saturation_and_scaling(csx, case):
+    data = ecm_model(bound(case), csx, args()).data
+    assert data["saturated_T_L3MEM"] == approx(case.saturated)
+    assert data["saturation_cores"] == case.n_s
+    table = {p["cores"]: p for p in data["scaling"]}
+    assert sorted(table) == list(range(1, 21))            # up to a socket of 20 cores
+    for cores, (cycles, memory_bound) in case.scaling.items():
+        assert table[cores]["cycles_per_cl"] == approx(cycles), cores
+        assert table[cores]["memory_bound"] is memory_bound, cores
+    assert data["prediction"] == approx(case.predictions[-1])
+
+
+@needs_gcc12
+@pytest.mark.parametrize("unit", ["cy/It", "It/s", "FLOP/s"])
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_ecm_units(csx, case, unit):
+    if unit == "FLOP/s" and not case.flops_per_it:
+        with pytest.raises(kerncraft.KerncraftError, match="FLOP/s is undefined"):
+            ecm_model(bound(case), csx, args(unit=unit))
+        return
+    data = ecm_model(bound(case), csx, args(unit=unit)).data
+    assert data["unit"] == unit
+    assert list(data["predictions_in_unit"].values()) == [
+        approx(to_unit(case, t, unit)) for t in case.predictions]
+    assert data["prediction"] == approx(to_unit(case, case.predictions[-1], unit))
+    table = {p["cores"]: p for p in data["scaling"]}
+    for cores, (cycles, _) in case.scaling.items():
+        assert table[cores]["value"] == approx(to_unit(case, cycles, unit)), cores
+    # the cy/CL numbers themselves do not depend on the unit
+    assert data["predictions"]["MEM"] == approx(case.predictions[-1])
+
+
+@needs_gcc12
+def test_ecm_units_spot_values(csx):
+    """A few unit values written out as plain numbers (2.5 GHz, 8 It/CL)."""
+    triad = ecm_model(bound(TRIAD), csx, args(unit="FLOP/s")).data["predictions_in_unit"]
+    assert triad["L1"] == approx(16 * 2.5e9 / 3.0)          # 13.33 GFLOP/s
+    assert triad["L2"] == approx(16 * 2.5e9 / 6.0)          # 6.67 GFLOP/s
+    assert triad["L3"] == approx(16 * 2.5e9 / 18.0)         # 2.22 GFLOP/s
+    copy = ecm_model(bound(COPY), csx, args(unit="cy/It")).data["predictions_in_unit"]
+    assert (copy["L1"], copy["L2"], copy["L3"]) == (approx(0.25), approx(0.5), approx(1.5))
+    s3d = ecm_model(bound(S3D), csx, args(unit="It/s")).data["predictions_in_unit"]
+    assert s3d["L1"] == approx(20e9 / 9.0)                  # 2.22 GIt/s
+    assert s3d["L2"] == approx(20e9 / 13.0)                 # 1.54 GIt/s
+
+
+# --------------------------------------------------------------------------- Roofline
+def _roofline_cycles(case: Case, level: str) -> float:
+    return case.roofline_bytes[level] * CLOCK / case.roofline_bandwidth[level]
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_roofline_flop(csx, case):
+    data = roofline_flop_model(bound(case), csx, args()).data
+    levels = {lvl["level"]: lvl for lvl in data["levels"]}
+    assert list(levels) == ["L1", "L2", "L3", "MEM"]
+    for name, lvl in levels.items():
+        assert lvl["benchmark_kernel"] == case.bench
+        assert lvl["bytes"] == approx(case.roofline_bytes[name]), name
+        assert lvl["bandwidth"] == approx(case.roofline_bandwidth[name]), name
+        assert lvl["cycles_per_cl"] == approx(_roofline_cycles(case, name)), name
+        if case.flops_per_it:
+            assert lvl["arithmetic_intensity"] == approx(
+                case.flops_per_cl / case.roofline_bytes[name])
+    compute = case.flops_per_cl / DP_PEAK
+    assert data["compute_cycles_per_cl"] == approx(compute)
+    assert data["bottleneck"] == case.roofline_bottleneck
+    limit = _roofline_cycles(case, case.roofline_bottleneck)
+    assert limit > compute
+    assert data["cycles_per_cl"] == approx(limit)
+    if case.flops_per_it:
+        assert data["unit"] == "FLOP/s"
+        assert data["performance"] == approx(CLOCK * case.flops_per_cl / limit)
+    else:
+        assert data["unit"] == "It/s"
+        assert data["performance"] == approx(CLOCK * IT_PER_CL / limit)
+
+
+@needs_gcc12
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_roofline_asm(csx, case):
+    data = roofline_asm_model(bound(case), csx, args()).data
+    levels = {lvl["level"]: lvl for lvl in data["levels"]}
+    assert list(levels) == ["L2", "L3", "MEM"]               # L1 is inside the in-core time
+    for name, lvl in levels.items():
+        assert lvl["cycles_per_cl"] == approx(_roofline_cycles(case, name)), name
+    incore = max(case.t_ol, case.t_nol)
+    assert data["incore_cycles_per_cl"] == approx(incore)
+    limit = _roofline_cycles(case, case.roofline_asm_bottleneck)
+    assert limit > incore
+    assert data["bottleneck"] == case.roofline_asm_bottleneck
+    assert data["cycles_per_cl"] == approx(limit)
+    per_cl = case.flops_per_cl if case.flops_per_it else IT_PER_CL
+    assert data["performance"] == approx(CLOCK * per_cl / limit)
+
+
+# --------------------------------------------------------------------------- data in L3
+# 2d-5pt N = M = 500: the whole sweep (2 * 500 * 500 * 8 B = 3.81 MiB, LC footprint
+# 3.79 MiB) fits L3's 7.5 MiB -> L3: condition 3 of 3, nothing goes to memory in the
+# steady state of repeated sweeps: T_L3MEM = 0. L1, L2 as for N = 500 above (3 rows fit
+# L1): T_L1L2 = 3.0; L2 misses a[j+1][i] and WA b now come from L3 (2 loads) and
+# 2 victims go to L3: max(2, 2) * 4 = 8.0.
+# ECM: { 5 || 4 | 3 | 8 | 0 }: T_L1 5, T_L2 7, T_L3 15, T_MEM 15.
+# There is no memory traffic, so the memory interface never saturates: n_s is
+# undefined (infinite) and every row of the scaling table is core bound (15 / n).
+IN_L3 = {"N": 500, "M": 500}
+
+
+@needs_gcc12
+def test_ecm_2d5pt_in_l3(csx):
+    kernel = kerncraft.parse_kernel((KERNELS / "2d-5pt.c").read_text(),
+                                    filename="2d-5pt.c").bind(IN_L3)
+    data = ecm_model(kernel, csx, args()).data
+    assert data["contributions"] == {"T_L1L2": approx(3.0), "T_L2L3": approx(8.0),
+                                     "T_L3MEM": approx(0.0)}
+    links = {link["name"]: link for link in data["links"]}
+    assert (links["T_L2L3"]["loads_cl"], links["T_L2L3"]["stores_cl"]) == (2.0, 2.0)
+    assert (links["T_L3MEM"]["loads_cl"], links["T_L3MEM"]["stores_cl"]) == (0.0, 0.0)
+    assert list(data["predictions"].values()) == [approx(5.0), approx(7.0), approx(15.0),
+                                                  approx(15.0)]
+    # Scaling: n active cores share the L3 group (docs/layer-conditions.md). The whole
+    # sweep (2 arrays * 500*500*8 B = 3.81 MiB) needs the usable 0.5 * (14/n + 1) MiB:
+    # n = 1: 7.5 MiB, n = 2: 4.0 MiB -> still fits, no memory traffic: 15 / n.
+    table = {p["cores"]: p for p in data["scaling"]}
+    assert table[1]["cycles_per_cl"] == approx(15.0)
+    assert table[2]["cycles_per_cl"] == approx(7.5)
+    assert table[1]["memory_bound"] is table[2]["memory_bound"] is False
+    # n = 3: 0.5 * (14/3 + 1) = 2.83 MiB < 3.81 MiB -> only the 3-rows condition holds in L3
+    # (as for the N=500, M=10000 case): T_MEM(3) = _S2D5_T_MEM = 36.98 cy for one core, and
+    # T_L3MEM(3) = 192 B at the copy bandwidth of 3 cores (30.55 GB/s * 1.5).
+    t_mem3 = _S2D5_T_MEM
+    t_l3mem3 = 192 / bpc(30.55, COPY_WA)
+    assert table[3]["cycles_per_cl"] == approx(max(t_mem3 / 3, t_l3mem3))
+    assert table[3]["memory_bound"] is (t_l3mem3 >= t_mem3 / 3)
+    assert "L3: layer condition 3 of 3 holds" in "\n".join(data["traffic"]["notes"])
+
+
+@needs_gcc12
+def test_ecm_in_l3_does_not_claim_saturation(csx):
+    kernel = kerncraft.parse_kernel((KERNELS / "2d-5pt.c").read_text(),
+                                    filename="2d-5pt.c").bind(IN_L3)
+    report = ecm_model(kernel, csx, args())
+    assert "saturating at" not in report.text
+    assert "does not saturate the memory interface" in report.text
+    assert report.data["saturation_cores"] is None
+
+
+# --------------------------------------------------------------------------- shared L3 on n cores
+# 3d-7pt N = M = L = 250: planes footprint 32 MN - 64 M - 80 N + 160 = 1964160 B = 1.87 MiB.
+# 1 core: L3 usable 0.5 * (14 + 1) MiB = 7.5 MiB -> planes fit L3 -> L3-MEM 2 loads +
+# 1 store = 192 B (as for N = 200). 10 active cores of one L3 group (the LC convention,
+# docs/layer-conditions.md section 4): 0.5 * (14/10 + 1) MiB = 1.2 MiB < 1.87 MiB -> only
+# the rows condition holds in L3 -> all 4 L2 misses come from memory: L3-MEM 4 loads +
+# 1 store = 320 B (ECMData -c 10 says exactly that). The scaling row for 10 cores should
+# therefore be max(T_MEM(10)/10, 320 B / (36.46 GB/s * 1.5 / 2.5 GHz = 21.876 B/cy))
+# = 14.63 cy/CL (T_MEM(10) = 8 + 5 + 16 + 320/8.736 = 65.6, /10 = 6.56), memory bound.
+# ecm_model computes the traffic once with cores=1 (kerncraft/models/ecm.py, ecm_model:
+# predict_traffic(..., cores=1)) and _memory_times reuses it for every core count, so the
+# row says 192 / 21.876 = 8.78 cy/CL: 1.67x too optimistic, and -c 10 of ECM and ECMData
+# disagree on the memory traffic.
+@needs_gcc12
+def test_ecm_scaling_uses_traffic_of_n_cores(csx):
+    from kerncraft.models.ecm_data import ecm_data_model
+
+    kernel = kerncraft.parse_kernel((KERNELS / "3d-7pt.c").read_text(),
+                                    filename="3d-7pt.c").bind({"N": 250, "M": 250, "L": 250})
+    ecmdata = ecm_data_model(kernel, csx, args(cores=10)).data
+    assert (ecmdata["links"][2]["loads_cl"], ecmdata["links"][2]["stores_cl"]) == (4.0, 1.0)
+    row = ecm_model(kernel, csx, args(cores=10)).data["scaling"][9]
+    assert row["cycles_per_cl"] == approx(320 / bpc(COPY_MEM[10], COPY_WA))
+
+
+# --------------------------------------------------------------------------- golden text
+GOLDEN_CASES = {c.name: c for c in CASES}
+
+
+def _argv(case: Case, models: tuple[str, ...]) -> list[str]:
+    argv = []
+    for model in models:
+        argv += ["-p", model]
+    return argv + ["-m", "CSX", f"kernels/{case.kernel}", *case.cli]
+
+
+def _run_cli(capsys, monkeypatch, argv: list[str]) -> str:
+    from kerncraft.cli import main
+
+    monkeypatch.chdir(REPO)                        # the golden commands run from the root
+    monkeypatch.delenv("KERNCRAFT_MACHINE_PATH", raising=False)
+    capsys.readouterr()
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return captured.out
+
+
+def _check_golden(path: Path, text: str, argv: list[str]) -> None:
+    command = "kerncraft " + " ".join(argv)
+    if REGENERATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return
+    assert path.exists(), (f"missing golden file {path.name}; create it with "
+                           f"`{command} > tests/data/golden/{path.name}`")
+    expected = path.read_text()
+    assert text == expected, (
+        f"`{command}` differs from tests/data/golden/{path.name}. If the change is "
+        f"intended, regenerate (see the module docstring) and update the hand derivation.")
+
+
+@needs_gcc12
+@pytest.mark.parametrize("name", list(GOLDEN_CASES))
+def test_golden_text_ecm(capsys, monkeypatch, name):
+    case = GOLDEN_CASES[name]
+    argv = _argv(case, ("ECM",))
+    _check_golden(GOLDEN / f"{name}.ECM.txt", _run_cli(capsys, monkeypatch, argv), argv)
+
+
+@needs_gcc12
+@pytest.mark.parametrize("name", list(GOLDEN_CASES))
+def test_golden_text_roofline(capsys, monkeypatch, name):
+    case = GOLDEN_CASES[name]
+    argv = _argv(case, ("RooflineFLOP", "RooflineASM"))
+    _check_golden(GOLDEN / f"{name}.Roofline.txt", _run_cli(capsys, monkeypatch, argv), argv)
+
+
+@needs_gcc12
+def test_golden_text_installed_console_script():
+    """The `kerncraft` console script prints what the in-process CLI printed."""
+    exe = shutil.which("kerncraft")
+    if exe is None:
+        pytest.skip("the kerncraft console script is not on PATH")
+    argv = _argv(COPY, ("ECM",))
+    env = {k: v for k, v in os.environ.items() if k != "KERNCRAFT_MACHINE_PATH"}
+    out = subprocess.run([exe, *argv], cwd=REPO, capture_output=True, text=True, env=env,
+                         timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (GOLDEN / "copy.ECM.txt").read_text()
+
+
+def _f2(x: float) -> str:
+    return f"{x:.2f}"
+
+
+@pytest.mark.parametrize("name", list(GOLDEN_CASES))
+def test_golden_numbers_ecm(name):
+    """The stored ECM report carries the hand-derived numbers (2 decimals)."""
+    case = GOLDEN_CASES[name]
+    text = (GOLDEN / f"{name}.ECM.txt").read_text()
+    lines = text.splitlines()
+    parts = [case.t_ol, case.t_nol, l1l2(*case.links[0]), l2l3(*case.links[1]), case.t_l3mem]
+    assert lines[1].startswith(
+        f"{{ {_f2(parts[0])} || {_f2(parts[1])} | "
+        + " | ".join(_f2(p) for p in parts[2:]) + " } cy/CL")
+    assert lines[2].startswith("{ " + " \u230b ".join(_f2(t) for t in case.predictions)
+                               + " } cy/CL")
+    assert lines[3] == (f"saturating at {case.n_s} core(s) (T_MEM {_f2(case.predictions[-1])} "
+                        f"cy/CL / T_L3MEM at saturated bandwidth {_f2(case.saturated)} cy/CL)")
+    assert (f"{case.it_per_asm_it} iterations per assembly iteration "
+            f"(unroll 1 x SIMD 4)") in lines[4]
+    rows = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 3 and fields[0].isdigit() and fields[2] in ("core", "memory"):
+            rows[int(fields[0])] = (fields[1], fields[2])
+    assert sorted(rows) == list(range(1, 21))
+    for cores, (cycles, memory_bound) in case.scaling.items():
+        assert rows[cores] == (_f2(cycles), "memory" if memory_bound else "core"), cores
+    assert lines[-1] == f"prediction for 1 core(s): {_f2(case.predictions[-1])} cy/CL"
+
+
+@pytest.mark.parametrize("name", list(GOLDEN_CASES))
+def test_golden_numbers_roofline(name):
+    """The stored Roofline reports carry the hand-derived cycles per level."""
+    case = GOLDEN_CASES[name]
+    text = (GOLDEN / f"{name}.Roofline.txt").read_text()
+    flop, asm = text.split("RooflineASM")
+    for block, levels in ((flop, ("L1", "L2", "L3", "MEM")), (asm, ("L2", "L3", "MEM"))):
+        rows = {line.split()[0]: line.split() for line in block.splitlines()
+                if line.startswith("  ") and line.split()[0] in levels}
+        assert sorted(rows) == sorted(levels)
+        for level in levels:
+            fields = rows[level]
+            assert fields[1] == f"{case.roofline_bytes[level]:.1f}", level
+            assert fields[4] == case.bench
+            # bandwidth column: 3 significant digits of GB/s
+            assert fields[2] == f"{case.roofline_bandwidth[level] / 1e9:.3g}", level
+            assert _f2(_roofline_cycles(case, level)) in fields, level
+    assert f"Bottleneck: {case.roofline_bottleneck}" in flop
+    assert f"Bottleneck: {case.roofline_asm_bottleneck}" in asm
+    limit = _roofline_cycles(case, case.roofline_bottleneck)
+    per_cl = case.flops_per_cl if case.flops_per_it else IT_PER_CL
+    value = CLOCK * per_cl / limit
+    unit = "FLOP/s" if case.flops_per_it else "It/s"
+    prefix, scale = ("G", 1e9) if value >= 1e9 else ("M", 1e6)
+    assert f"Performance: {value / scale:.3g} {prefix}{unit}" in flop
+    assert f"Performance: {value / scale:.3g} {prefix}{unit}" in asm
+    assert f"in-core  {'':>9} {_f2(max(case.t_ol, case.t_nol)):>7}" in asm
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
