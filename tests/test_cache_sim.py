@@ -17,7 +17,7 @@ from kerncraft.cache.addresses import (PAGE_SIZE, LoopWalker, UnitGenerator,
                                        build_streams, layout_arrays)
 from kerncraft.cache.addresses import reuse_span
 from kerncraft.cache.sim_predictor import predict_traffic_sim, simulate_traffic
-from kerncraft.cache.simulator import _engine_source
+from kerncraft.cache.sim_engine import engine_source
 from kerncraft.cache.simulator import (MEMORY, CacheSimulator, LevelSpec,
                                        level_specs_from_machine)
 from kerncraft.cache.traffic import transfer_volumes
@@ -375,7 +375,7 @@ def test_fast_engine_equals_reference_engine(name, exclusive):
 
 
 def test_engine_source_is_specialised(csx):
-    src = _engine_source(level_specs_from_machine(csx))
+    src = engine_source(level_specs_from_machine(csx))
     assert "x % 14336" in src and "self" not in src     # constants inlined, no attributes
     compile(src, "engine", "exec")
 
