@@ -257,15 +257,19 @@ class _Field:
     All accessors raise MachineFileError pointing at this node.
     """
 
-    __slots__ = ("node", "path", "file")
+    __slots__ = ("node", "path", "file", "key_node")
 
-    def __init__(self, node: Any, path: str, file: str | None):
-        self.node, self.path, self.file = node, path, file
+    def __init__(self, node: Any, path: str, file: str | None, key_node: Any = None):
+        self.node, self.path, self.file, self.key_node = node, path, file, key_node
 
     # -- errors
     def error(self, message: str, path: str | None = None) -> MachineFileError:
         """Error at this node; ``path`` overrides the YAML path (missing children)."""
         mark = self.node.start_mark
+        if self.key_node is not None and self.node.id == "scalar" and self.node.value == "":
+            # An empty value has no text of its own; YAML libraries disagree on where it
+            # starts (libyaml: after the colon, ruamel: the next line), so point at its key.
+            mark = self.key_node.start_mark
         return MachineFileError(message, SourceLocation(self.file, mark.line + 1, mark.column + 1),
                                 yaml_path=path or self.path or "<top level>")
 
@@ -299,7 +303,7 @@ class _Field:
                 what = "duplicate key" if key is not None else "unsupported key"
                 raise _Field(key_node, self._child_path(key), self.file).error(what)
             seen.add(key)
-            result.append((key, _Field(value_node, self._child_path(key), self.file)))
+            result.append((key, _Field(value_node, self._child_path(key), self.file, key_node)))
         return result
 
     def get(self, key: str) -> _Field | None:
