@@ -81,8 +81,11 @@ _EVEX_ONLY = re.compile(
 def _mca(lines: list[str], cpu: str, src: Path) -> tuple[str, bool]:
     exe = shutil.which("llvm-mca-16") or shutil.which("llvm-mca")
     src.write_text("\n".join(lines) + "\n")
-    proc = subprocess.run([exe, f"-mcpu={cpu}", "-iterations=1", "-resource-pressure=false",
-                           str(src)], capture_output=True, text=True)
+    try:   # llvm-mca-16 can hang on instructions the CPU model lacks
+        proc = subprocess.run([exe, f"-mcpu={cpu}", "-iterations=1", "-resource-pressure=false",
+                               str(src)], capture_output=True, text=True, timeout=3)
+    except subprocess.TimeoutExpired:
+        return "", False
     return proc.stdout, proc.returncode == 0 and "error" not in proc.stderr
 
 
