@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from kerncraft.diskcache import atomic_write, cache_directory
 from kerncraft.errors import ToolError
 
 __all__ = ["CompiledAssembly", "compile_to_assembly", "compile_kernel", "select_compiler", "clean_flags",
@@ -143,18 +144,6 @@ def clean_flags(flags: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]
     return tuple(kept), tuple(dropped)
 
 
-def cache_directory() -> Path | None:
-    """The cache directory, or None if caching is disabled (KERNCRAFT_NO_CACHE)."""
-    if os.environ.get("KERNCRAFT_NO_CACHE", "").strip() not in ("", "0"):
-        return None
-    explicit = os.environ.get("KERNCRAFT_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "kerncraft"
-
-
 @functools.lru_cache(maxsize=32)
 def _version_line(path: str, mtime_ns: int) -> str:
     """First line of ``path --version`` (memoised per executable and mtime)."""
@@ -252,23 +241,8 @@ def _first_errors(output: str, tmp: str, limit: int = 3) -> str:
 
 
 def _store(entry: Path, text: str) -> bool:
-    """Write a cache entry atomically (temp file + rename); False on failure."""
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".s", dir=entry.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp_name, entry)
-        except BaseException:
-            try:
-                os.unlink(tmp_name)
-            except OSError:
-                pass
-            raise
-        return True
-    except OSError:
-        return False
+    """Write a cache entry atomically; False on failure (caching is best effort)."""
+    return atomic_write(entry, text)
 
 
 def compile_kernel(kernel, machine=None, *, compiler: str | None = None,

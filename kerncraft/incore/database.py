@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from kerncraft.diskcache import atomic_write, entry_path
 from kerncraft.errors import KerncraftError
 from kerncraft.incore.model import Instruction, InstructionCost, Memory, Register, Uop
 
@@ -346,12 +347,12 @@ def _load_cached(path: str, mtime_ns: int, size: int) -> PortModel:
 def _read_yaml(path: Path) -> dict:
     raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()[:32]
-    cache_dir = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kerncraft" / "incore-db"
-    cache_file = cache_dir / f"{path.stem}-{digest}.json"
-    try:
-        return json.loads(cache_file.read_text())
-    except (OSError, ValueError):
-        pass
+    cache_file = entry_path("incore-db", f"{path.stem}-{digest}.json")
+    if cache_file is not None:
+        try:
+            return json.loads(cache_file.read_text())
+        except (OSError, ValueError):
+            pass
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
     try:
@@ -360,13 +361,11 @@ def _read_yaml(path: Path) -> dict:
         raise KerncraftError(f"{path}: malformed YAML: {exc}") from None
     if not isinstance(data, dict):
         raise KerncraftError(f"{path}: a database must be a YAML mapping")
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data))
-        tmp.replace(cache_file)
-    except (OSError, TypeError, ValueError):
-        pass
+    if cache_file is not None:
+        try:
+            atomic_write(cache_file, json.dumps(data))
+        except (TypeError, ValueError):
+            pass  # not JSON-representable: just do not cache it
     return data
 
 

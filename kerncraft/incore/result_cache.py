@@ -5,7 +5,7 @@ and running the assembly parser, the block selector and the dependency-graph
 analysis (networkx), although the numbers the models need -- a dozen floats
 and the per-port cycles -- only depend on the assembly text and the analyzer.
 This module stores those essentials as a small JSON document next to the
-compiler cache (``<cache dir>/incore/``, see :func:`kerncraft.compiler.cache_directory`),
+compiler cache (``<cache dir>/incore/``, see :mod:`kerncraft.diskcache`),
 so a repeated run needs neither the parser nor networkx.
 
 The key is the sha256 of everything the result can depend on:
@@ -37,7 +37,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -132,10 +131,9 @@ def result_key(*parts: Any) -> str:
 
 
 def _entry_path(key: str) -> Path | None:
-    from kerncraft.compiler import cache_directory
+    from kerncraft.diskcache import entry_path
 
-    base = cache_directory()
-    return None if base is None else base / "incore" / key[:2] / f"{key}.json"
+    return entry_path("incore", key[:2], f"{key}.json")
 
 
 def load(key: str) -> dict | None:
@@ -163,22 +161,9 @@ def store(key: str, doc: Mapping[str, Any]) -> bool:
                           allow_nan=False)
     except (TypeError, ValueError):
         return False
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        return True
-    except OSError:
-        return False
+    from kerncraft.diskcache import atomic_write
+
+    return atomic_write(path, text)
 
 
 # --------------------------------------------------------------- stored essentials
