@@ -313,6 +313,9 @@ def _best_iterations(advances: Sequence[int], strides: Sequence[int]) -> tuple[i
 # --- candidates ---------------------------------------------------------------------
 def analyze_candidates(lines: Sequence[AsmLine], kernel: KernelModel) -> tuple[BlockCandidate, ...]:
     """All innermost loops of ``lines`` with their facts, numbered in file order."""
+    from kerncraft import asm_block_aarch64      # AArch64 facts live there (lazy: no cycle)
+    if asm_block_aarch64.is_aarch64(lines):
+        return asm_block_aarch64.analyze_candidates(lines, kernel)
     inner = [lp for lp in find_loops(lines) if lp.innermost]
     return tuple(_candidate(i, lp, lines, kernel) for i, lp in enumerate(inner))
 

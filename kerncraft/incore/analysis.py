@@ -98,6 +98,19 @@ def fused_uops(instructions: Sequence[Instruction], costs: Sequence[InstructionC
     return tuple(counts)
 
 
+def _memory_notes(graph: DepGraph, instructions: Sequence[Instruction]) -> list[str]:
+    """One note per store -> load dependency through memory (distance in iterations)."""
+    notes = []
+    for dep in graph.memory:
+        store, load = instructions[dep.store], instructions[dep.load]
+        when = ("same iteration" if dep.distance == 0 else
+                f"{dep.distance} iteration{'s' if dep.distance > 1 else ''} later")
+        kind = "forwarded" if dep.forwarded else "partial overlap, forwarding not modelled"
+        notes.append(f"memory dependency: store line {store.line_number} -> load line "
+                     f"{load.line_number} ({dep.key[4:]}, {when}, {kind}, {dep.latency:g} cy)")
+    return notes
+
+
 def _per_chain_share(chain: DependencyChain, edges: Sequence[DepEdge], size: int
                      ) -> tuple[float, ...]:
     """Per-instruction cycles of a chain, scaled to one iteration."""
@@ -130,7 +143,10 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     ports = tuple(getattr(model, "ports", ()) or ())
     balance: PortBalance = fixed_split(uops, ports) if fixed else balance_ports(uops, ports)
 
-    graph = build_graph(flows, costs, getattr(model, "store_forward_latency", None))
+    isa = getattr(model, "isa", None) or "x86"
+    graph = build_graph(flows, costs, getattr(model, "store_forward_latency", None),
+                        instructions=instructions, window=getattr(model, "rob_size", None),
+                        isa=isa)
     cp: CriticalPath = critical_path(graph)
     lcd, chains, chain_edges = loop_carried(graph)
     size = len(instructions)
@@ -140,6 +156,7 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     if unknown:
         notes.append(f"{len(unknown)} unknown instruction form(s) counted as zero: "
                      + ", ".join(unknown))
+    notes += _memory_notes(graph, instructions)
     fused = fused_uops(instructions, costs, model)
     width = getattr(model, "frontend_width", None)
     frontend = sum(fused) / width if width else None
@@ -173,9 +190,11 @@ def _isa_modules(isa: str) -> tuple[Callable[..., Any], DataflowFn]:
 
 
 def load_model(arch: str) -> Any:
-    """Port model of a database name (SKX, CSX, SPR, ...)."""
+    """Port model of a database name (SKX, CSX, SPR, TX2, ...); an AArch64
+    database comes wrapped with its ISA's composition rules (and ``isa``)."""
+    from kerncraft.incore.aarch64.portmodel import adapt_model
     from kerncraft.incore.database import load_database
-    return load_database(arch)
+    return adapt_model(load_database(arch))
 
 
 def analyze_text(asm_text: str, arch: str, *, filename: str | None = None,

@@ -54,7 +54,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent.parent          # .../kerncraft
 DATABASE_DIR = Path(__file__).resolve().with_name("databases")
 # Source that decides the in-core result (relative to the package directory).
 _ANALYZER_TREES = ("incore", "kernel")
-_ANALYZER_FILES = ("asm_block.py", "models/incore_prediction.py")
+_ANALYZER_FILES = ("asm_block.py", "asm_block_aarch64.py", "models/incore_prediction.py")
 
 
 @functools.lru_cache(maxsize=1)

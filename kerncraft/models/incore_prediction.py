@@ -38,7 +38,7 @@ from kerncraft.errors import KerncraftError
 # OSACA's architecture codes that map onto one of our port-model databases.
 # (Only the same core: ICL/ICX are Sunny Cove, not SPR's Golden Cove, so they do not map.)
 OSACA_TO_DATABASE = {"SKX": "SKX", "CSX": "CSX", "CLX": "CSX", "SPR": "SPR", "GLC": "SPR",
-                     "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2"}
+                     "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2", "ICX": "ICX"}
 TOOL_KEYS = ("kerncraft", "OSACA")
 
 
@@ -348,17 +348,18 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
                    arch: str, asm_block, pointer_increment, ignore_unknown: bool, tool: str):
     """Parse the assembly, select the block and analyse it (no cache)."""
     from kerncraft.asm_block import select_block
-    from kerncraft.incore.x86.parser import parse_x86
+    from kerncraft.incore.aarch64.parser import detect_isa
+    from kerncraft.incore.analysis import _isa_modules
     from kerncraft.kernel.parser import parse_kernel
 
-    lines = parse_x86(assembly, filename="<generated assembly>")
+    parse = _isa_modules(detect_isa(assembly))[0]       # x86 or AArch64 compiler output
+    lines = parse(assembly, filename="<generated assembly>")
     kernel = parse_kernel(kernel_source, filename).bind(dict(literals), partial=True)
     selection = select_block(lines, kernel, block=asm_block, pointer_increment=pointer_increment)
     if tool == "kerncraft":
-        from kerncraft.incore.analysis import analyze
-        from kerncraft.incore.database import load_database
+        from kerncraft.incore.analysis import analyze, load_model
 
-        model = load_database(arch)
+        model = load_model(arch)
         analysis = analyze(selection.instructions, model, ignore_unknown=ignore_unknown)
         return selection, analysis, tuple(model.ports)
     from kerncraft.incore.backends import get_backend

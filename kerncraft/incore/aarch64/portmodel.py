@@ -1,0 +1,118 @@
+"""AArch64 composition rules on top of a port-model database.
+
+A database (``databases/TX2.yml``) is loaded by the ISA-neutral
+:func:`kerncraft.incore.database.load_database`; its composition rules for
+memory operands are x86's (an arithmetic form plus a load). On AArch64 every
+memory access is its own load/store instruction with an explicit table entry,
+so only one rule is left to compose, and it is AArch64-specific:
+
+**Writeback.** A pre- or post-indexed access (``ldr d0, [x1], #8``,
+``stp x29, x30, [sp, -16]!``) is the plain access plus an addition of the
+offset to the base register. Its cost is the table entry of the access form
+plus the database's pseudo-form ``writeback`` (uops and latency of that
+addition). In the dependency graph one instruction has one latency, and the
+semantics route the base register through the op node
+(:mod:`kerncraft.incore.aarch64.semantics`), so the composed form gets
+``latency = writeback latency`` (the base register is ready that much after
+its old value) and the load part ``load_latency = data latency - writeback
+latency`` -- the loaded value still arrives after the full load latency.
+A database without a ``writeback`` entry makes writebacks free (0 cycles, no uop).
+
+:func:`adapt_model` wraps a database whose YAML header says ``isa: aarch64``
+in :class:`AArch64PortModel`; other databases are returned unchanged.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kerncraft.incore.model import Instruction, InstructionCost, Memory
+
+__all__ = ["AArch64PortModel", "adapt_model", "database_isa", "WRITEBACK_FORM",
+           "compose_writeback"]
+
+#: Pseudo-form key of the writeback addition in AArch64 databases.
+WRITEBACK_FORM = "writeback"
+
+
+def _writeback(instr: Instruction) -> bool:
+    return any(isinstance(op, Memory) and (op.pre_index or op.post_index is not None)
+               for op in instr.operands)
+
+
+def compose_writeback(cost: InstructionCost, wb: InstructionCost) -> InstructionCost:
+    """Access form + writeback addition (see the module docstring)."""
+    data_latency = cost.load_latency + cost.latency
+    latency = max(cost.latency, wb.latency)
+    load_latency = max(data_latency - latency, 0.0) if cost.has_load else cost.load_latency
+    return replace(cost, uops=cost.uops + wb.uops, latency=latency, load_latency=load_latency,
+                   source=f"{cost.source} [composed: + writeback: {wb.source}]")
+
+
+@dataclass(frozen=True, eq=False)
+class AArch64PortModel:
+    """A :class:`~kerncraft.incore.database.PortModel` with the AArch64 rules.
+
+    Every attribute not defined here (``ports``, ``arch``, ``load_ports`` ...)
+    is the wrapped model's, so the analysis and the ECM model use it as they
+    use a plain ``PortModel``; ``isa`` tells them to parse and interpret
+    AArch64.
+    """
+
+    base: Any
+    isa: str = "aarch64"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.base, name)
+
+    @functools.cached_property
+    def _writeback_cost(self) -> InstructionCost | None:
+        return self.base.lookup_form(WRITEBACK_FORM)
+
+    def lookup(self, instr: Instruction) -> InstructionCost | None:
+        """Cost of ``instr``; writeback accesses composed; None if unknown."""
+        cost = self.base.lookup(instr)
+        if cost is None or not _writeback(instr):
+            return cost
+        wb = self._writeback_cost
+        return cost if wb is None else compose_writeback(cost, wb)
+
+    def lookup_form(self, form_key: str, simple_address: bool = False
+                    ) -> InstructionCost | None:
+        return self.base.lookup_form(form_key, simple_address)
+
+    def has_form(self, form_key: str) -> bool:
+        return self.base.has_form(form_key)
+
+
+@functools.lru_cache(maxsize=32)
+def _header_isa(path: str) -> str:
+    from kerncraft.incore.database import _read_yaml   # cached JSON of the YAML file
+    try:
+        data = _read_yaml(Path(path))
+    except Exception:  # noqa: BLE001 - an unreadable file was reported by the loader
+        return "x86"
+    return str(data.get("isa", "x86")).lower()
+
+
+def database_isa(model: Any) -> str:
+    """ISA of a loaded database: its ``isa`` attribute, else the ``isa`` key of
+    its YAML header (the loader keeps unknown header keys out of the model),
+    else 'x86'."""
+    isa = getattr(model, "isa", None)
+    if isa:
+        return str(isa).lower()
+    path = getattr(model, "path", "")
+    return _header_isa(str(path)) if path else "x86"
+
+
+def adapt_model(model: Any) -> Any:
+    """``model`` wrapped in :class:`AArch64PortModel` if it is an AArch64
+    database (and not wrapped already), else ``model`` itself."""
+    if isinstance(model, AArch64PortModel) or database_isa(model) != "aarch64":
+        return model
+    return AArch64PortModel(model)
