@@ -25,9 +25,7 @@ class ModelReport:
 
 ModelFunction = Callable[..., ModelReport]
 
-PLANNED: Mapping[str, str] = {
-    "Benchmark": "the benchmark stage",
-}
+PLANNED: Mapping[str, str] = {}
 
 
 IMPLEMENTED: Mapping[str, str] = {
@@ -37,6 +35,7 @@ IMPLEMENTED: Mapping[str, str] = {
     "ECMCPU": "kerncraft.models.ecm:ecm_cpu_model",
     "ECM": "kerncraft.models.ecm:ecm_model",
     "RooflineASM": "kerncraft.models.roofline:roofline_asm_model",
+    "Benchmark": "kerncraft.models.benchmark:benchmark_model",
 }
 """Models of this version, as 'module:function' (imported only when used)."""
 
@@ -59,6 +58,7 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     out = out if out is not None else sys.stdout
     from kerncraft.kernel.defines import resolve_bindings
     from kerncraft.kernel.summary import format_kernel_summary
+    from kerncraft.models.compare import compare_reports, format_comparison
 
     missing = [m for m in models if m not in IMPLEMENTED]
     implemented = {m: load_model(m) for m in models if m in IMPLEMENTED}
@@ -73,8 +73,13 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
         reports = [implemented[m](bound, machine, args) for m in models if m in implemented]
         for report in reports:
             print(report.text, file=out)
-        json_points.append({"defines": dict(bound.bindings),
-                            "models": {r.model: dict(r.data) for r in reports}})
+        point = {"defines": dict(bound.bindings),
+                 "models": {r.model: dict(r.data) for r in reports}}
+        comparison = compare_reports(reports, getattr(args, "cores", 1))
+        if comparison:      # -p Benchmark with a predicting model: side by side
+            print(format_comparison(comparison, getattr(args, "cores", 1)), file=out)
+            point["comparison"] = [row.to_dict() for row in comparison]
+        json_points.append(point)
     if args.json:
         _write_json(args.json, {"kernel": kernel.filename, "machine": machine.path,
                                 "points": json_points}, out)
