@@ -59,15 +59,22 @@ def test_timing_backend_counts_one_cycle_per_dependent_add(calibration):
     exe = timing.compile_program(_ADD_PROGRAM)
     assert exe == timing.compile_program(_ADD_PROGRAM)            # cached by content
     assert str(exe).startswith(str(timing.bench_cache_dir()))
-    result = timing.measure(exe, cpus=[calibration.cpu], clock=calibration, min_time=0.1,
-                            repeats=2)
-    assert result.backend == "timing" and result.repetitions >= 1
-    assert result.wall_seconds >= 0.1 * 0.99 or result.repetitions == 1 << 40
-    adds = result.repetitions * ADDS_PER_REPETITION
-    # independent computation: runtime x calibrated clock / adds
-    cycles_per_add = result.seconds * calibration.core_hz / adds
-    assert 0.7 <= cycles_per_add <= 1.5
-    assert result.cycles_total / adds == pytest.approx(cycles_per_add)
+    # Other processes on a shared machine can only make a run slower: keep the fastest
+    # of a few attempts (the minimum, as every measurement of the backend does).
+    best = None
+    for _ in range(3):
+        result = timing.measure(exe, cpus=[calibration.cpu], clock=calibration, min_time=0.1,
+                                repeats=2)
+        assert result.backend == "timing" and result.repetitions >= 1
+        assert result.wall_seconds >= 0.1 * 0.99 or result.repetitions == 1 << 40
+        adds = result.repetitions * ADDS_PER_REPETITION
+        # independent computation: runtime x calibrated clock / adds
+        cycles_per_add = result.seconds * calibration.core_hz / adds
+        assert result.cycles_total / adds == pytest.approx(cycles_per_add)
+        best = cycles_per_add if best is None else min(best, cycles_per_add)
+        if 0.7 <= best <= 1.5:
+            break
+    assert 0.7 <= best <= 1.5
 
 
 def test_protocol_parsing():

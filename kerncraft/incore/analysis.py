@@ -6,16 +6,19 @@
 * CP  -- longest dependency path through one iteration,
 * LCD -- longest loop-carried dependency, as a maximum cycle ratio
   (:mod:`kerncraft.incore.depgraph`; through registers, flags and -- when the
-  model has ``store_forward_latency`` -- stores reloaded from the same
-  loop-invariant address),
+  model has ``store_forward_latency`` -- memory: stores read back by a later
+  load in the same or a later iteration, addresses tracked symbolically within
+  a window of ``rob_size`` instructions; each such dependency is listed in the
+  notes with its iteration distance),
 
 and predicts ``max(TP, LCD[, frontend])`` cycles per assembly iteration (the CP
 is an upper bound for a single iteration, not a steady-state limit).
 
-The front-end figure is informational and deliberately simple: it is only
-computed when the port model declares ``frontend_width`` (uops issued per
-cycle) and counts *fused-domain* uops per instruction as the uops that are
-neither pure load / store-address uops nor divider-pipe occupancy (those are
+The front-end bound (reported beside TP and LCD, and part of the prediction)
+is deliberately simple: it is only computed when the port model declares
+``frontend_width`` (uops issued per cycle) and counts *fused-domain* uops per
+instruction as the uops that are neither pure load / store-address uops nor
+divider-pipe occupancy (those are
 micro-fused with or part of another uop), at least one per instruction, with a
 flag-setting ``cmp/test/add/sub/and/inc/dec`` and a directly following
 conditional jump counted as one (macro fusion).

@@ -3,6 +3,15 @@
     kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
                      [--fixed] [--ignore-unknown] [--unroll N]
 
+Database tools (:mod:`kerncraft.incore.dbtools`, :mod:`kerncraft.incore.microbench`)::
+
+    kerncraft-incore bench ARCH FORM [FORM ...] [--cpu N] [--quick] [--json FILE|-]
+        measure latency and throughput of instruction forms on this machine
+        (clock-calibrated timing, no counters) next to the database's values
+    kerncraft-incore --db-check [ARCH ...] [--no-kernels] [--verbose] [--json FILE|-]
+        missing values, duplicate keys and forms of the bundled kernels that the
+        database does not know, per architecture (all databases if none is given)
+
 ``ARCH`` is a database name (SKX, CSX, SPR, ...) or a Kerncraft machine file
 (path or bundled name); for a machine file its ``in-core model`` entry for
 ``kerncraft`` is used, else its OSACA/IACA code mapped to our databases.
@@ -23,7 +32,7 @@ PROG = "kerncraft-incore"
 
 # OSACA / IACA architecture codes -> our database names
 _ARCH_ALIASES = {"CLX": "CSX", "CSL": "CSX", "SKL": "SKX", "SKYLAKE-AVX512": "SKX",
-                 "CASCADELAKE": "CSX", "SAPPHIRERAPIDS": "SPR"}
+                 "CASCADELAKE": "CSX", "SAPPHIRERAPIDS": "SPR", "ZEN1": "ZEN", "ZNVER1": "ZEN"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,7 +49,11 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Static in-core analysis of an assembly loop: optimal "
-                "port balancing (TP), critical path (CP), loop-carried dependencies (LCD).")
+                "port balancing (TP), critical path (CP), loop-carried dependencies (LCD), "
+                "front end.", epilog="Database tools: 'kerncraft-incore bench ARCH FORM ...' "
+                "measures instruction forms on this machine; 'kerncraft-incore --db-check "
+                "[ARCH ...]' checks databases (missing values, duplicates, unknown forms of the "
+                "bundled kernels).")
     p.add_argument("file", metavar="FILE.s", help="assembly file with a marked loop "
                    "(OSACA/LLVM-MCA comment markers or IACA byte markers), else the innermost loop")
     p.add_argument("--arch", required=True, help="database name (e.g. SKX, CSX, SPR) or machine file")
@@ -152,10 +165,89 @@ def _write(path: str, text: str) -> None:
         _fail(f"cannot write {path}: {exc.strerror or exc}")
 
 
+def _bench_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=f"{PROG} bench", description="Measure latency and reciprocal throughput "
+                "of instruction forms on this machine (clock-calibrated timing of generated "
+                "loops, no hardware counters) and print them next to the database's values.")
+    p.add_argument("arch", metavar="ARCH", help="database name or machine file to compare with")
+    p.add_argument("forms", metavar="FORM", nargs="+",
+                   help="instruction form with operand classes, e.g. 'addq r64,r64' or "
+                        "'vfmadd231pd mem,ymm,ymm' (quote it)")
+    p.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the last one)")
+    p.add_argument("--quick", action="store_true", help="shorter runs (less precise)")
+    p.add_argument("--no-realtime", action="store_true",
+                   help="do not run under 'chrt -f 50' even where that is allowed")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON ('-' for stdout)")
+    return p
+
+
+def _db_check_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=f"{PROG} --db-check", description="Check port-model databases: missing "
+                "values, duplicate keys, forms of the bundled kernels that are unknown.")
+    p.add_argument("--db-check", dest="archs", metavar="ARCH", nargs="*", required=True,
+                   help="databases to check (default: all bundled ones)")
+    p.add_argument("--no-kernels", action="store_true",
+                   help="skip compiling the bundled kernels")
+    p.add_argument("--verbose", "-v", action="store_true", help="list every finding")
+    p.add_argument("--json", metavar="FILE", help="write the findings as JSON ('-' for stdout)")
+    return p
+
+
+def _bench_main(argv: Sequence[str]) -> int:
+    from kerncraft.incore.microbench import bench_form, calibrated_clock, format_result
+    args = _bench_parser().parse_args(argv)
+    model = resolve_model(args.arch)
+    hz = calibrated_clock(args.cpu, args.quick)
+    results = []
+    for form in args.forms:
+        r = bench_form(model, form, cpu=args.cpu, quick=args.quick,
+                       realtime=not args.no_realtime, core_hz=hz)
+        results.append(r)
+        if args.json != "-":
+            sys.stdout.write(format_result(r))
+            sys.stdout.flush()
+    if args.json:
+        text = json.dumps([r.to_json() for r in results], indent=2) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            _write(args.json, text)
+    return 0
+
+
+def _db_check_main(argv: Sequence[str]) -> int:
+    from kerncraft.incore.database import available_databases
+    from kerncraft.incore.dbtools import check_database, format_check
+    args = _db_check_parser().parse_args(argv)
+    archs = [_ARCH_ALIASES.get(a.upper(), a) for a in args.archs] or available_databases()
+    checks = []
+    for arch in archs:
+        check = check_database(arch, kernels=not args.no_kernels)
+        checks.append(check)
+        if args.json != "-":
+            sys.stdout.write(format_check(check, verbose=args.verbose))
+            sys.stdout.flush()
+    if args.json:
+        text = json.dumps([c.to_json() for c in checks], indent=2) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            _write(args.json, text)
+    return 1 if any(c.failed for c in checks) else 0
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "bench" and not ("--arch" in argv and os.path.isfile("bench")):
+        return _bench_main(argv[1:])
+    if "--db-check" in argv or any(a.startswith("--db-check=") for a in argv):
+        return _db_check_main(argv)
+    return _run(build_parser().parse_args(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(args)
+        return _dispatch(argv)
     except KerncraftError as exc:
         _fail(str(exc), getattr(exc, "exit_code", 2))
     except BrokenPipeError:
