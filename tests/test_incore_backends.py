@@ -268,12 +268,13 @@ def test_tool_architecture_and_ports_from_machine_file():
     ({"kerncraft": "skx", "OSACA": "CSX"}, "SKX"),    # our entry wins
     ({"OSACA": "CLX"}, "CSX"),
     ({"OSACA": "GLC", "LLVM-MCA": "-mcpu=sapphirerapids"}, "SPR"),
-    ({"OSACA": "SKX"}, "SKX")])
+    ({"OSACA": "SKX"}, "SKX"),
+    ({"OSACA": "ICX"}, "ICX")])                        # Ice Lake-SP: its own database
 def test_resolve_database_uses_kerncraft_entry_else_osaca_code(entries, expected):
     assert ip.resolve_database(_machine(entries, {})) == expected
 
 
-@pytest.mark.parametrize("entries", [{"OSACA": "ZEN3"}, {"OSACA": "ICX"},
+@pytest.mark.parametrize("entries", [{"OSACA": "ZEN3"}, {"OSACA": "ICL"},
                                      {"LLVM-MCA": "-mcpu=znver3"}, {}])
 def test_resolve_database_says_when_nothing_fits(entries):
     with pytest.raises(KerncraftError, match="no port-model database fits this machine.*"
