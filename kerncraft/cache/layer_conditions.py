@@ -284,22 +284,71 @@ def _compile(kernel, streams: StreamAnalysis, regimes: Sequence[Regime],
 
 
 def _level_conditions(cap: LevelCapacity, regimes: Sequence[Regime], streams: StreamAnalysis,
-                      u: int, texts) -> tuple[LayerCondition, ...]:
+                      u: int, texts, memo: dict | None = None) -> tuple[LayerCondition, ...]:
+    """The condition ladder of one level. ``memo`` shares the traffic expressions,
+    which depend only on the regime and the write-allocate policy, between levels
+    and core counts (only the inequality depends on the level's capacity)."""
+    memo = {} if memo is None else memo
     out = []
     for reg in regimes:
-        misses = sympy.expand(u * (reg.read_misses
-                                   + (reg.write_misses if cap.write_allocate else 0)))
-        stores = sympy.expand(u * reg.dirty)
+        key = (reg.index, cap.write_allocate)
+        if key not in memo:
+            memo[key] = (sympy.expand(u * (reg.read_misses
+                                           + (reg.write_misses if cap.write_allocate else 0))),
+                         sympy.expand(u * reg.dirty))
+        misses, stores = memo[key]
         evictions = misses if cap.role == "victim-owner" else stores
-        ineq = sympy.true if reg.window is None else \
-            sympy.Le(reg.footprint, sympy.Float(cap.usable, 15).round(3)
-                     if cap.usable != int(cap.usable) else sympy.Integer(int(cap.usable)),
-                     evaluate=False)
+        usable = int(cap.usable) if cap.usable == int(cap.usable) else round(cap.usable, 3)
+        if reg.window is None:
+            ineq, ineq_text = sympy.true, "True"
+        else:   # text built from the cached footprint text: printing sympy is slow
+            ineq = sympy.Le(reg.footprint, sympy.sympify(usable), evaluate=False)
+            ineq_text = f"{texts[reg.index][1]} <= {usable}"
         out.append(LayerCondition(cap.name, reg.index, reg.threshold, ineq, reg.hits, misses,
                                   stores, evictions, reg.footprint, cap.usable,
-                                  streams.describe(reg.window), reg.misses, str(ineq),
+                                  streams.describe(reg.window), reg.misses, ineq_text,
                                   texts[reg.index][0], texts[reg.index][1]))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class _SymbolicCore:
+    """The part of the analysis that depends on neither the core count nor the
+    cache sizes: streams, regimes and the compiled evaluator (the expensive,
+    sympy-heavy part, shared by every core count of an ECM scaling table)."""
+
+    kernel: Any
+    streams: StreamAnalysis
+    regimes: tuple[Regime, ...]
+    symbols: tuple[sympy.Symbol, ...]
+    unit_of_work: int
+    texts: tuple[tuple[str, str], ...]
+    evaluator: Callable
+    aux: dict
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+def _symbolic_core(kernel, cl: int, repeated: bool) -> _SymbolicCore:
+    if not kernel.loops:
+        raise KerncraftError("layer conditions need at least one loop in the kernel")
+    streams = analyze_streams(kernel, cl, repeated)
+    regimes = tuple(build_regimes(streams))
+    symbols = tuple(c.symbol for c in kernel.unbound_constants())
+    texts = tuple((str(r.threshold), str(r.footprint)) for r in regimes)
+    fn, aux = _compile(kernel, streams, regimes, symbols)
+    return _SymbolicCore(kernel, streams, regimes, symbols, iterations_per_cacheline(kernel, cl),
+                         texts, fn, aux)
+
+
+def _analysis(core: _SymbolicCore, machine, cores: int,
+              fill: float | Mapping[str, float] | None) -> LayerConditionAnalysis:
+    caps = level_capacities(machine, cores, fill)
+    conditions = {cap.name: _level_conditions(cap, core.regimes, core.streams,
+                                              core.unit_of_work, core.texts, core.memo)
+                  for cap in caps}
+    return LayerConditionAnalysis(core.kernel, machine, cores, caps, core.streams,
+                                  core.regimes, conditions, core.symbols,
+                                  core.unit_of_work, core.evaluator, core.aux)
 
 
 def lc_analysis(kernel, machine, cores: int = 1,
@@ -312,23 +361,20 @@ def lc_analysis(kernel, machine, cores: int = 1,
     ``repeated`` adds the top condition "the whole working set fits" for a
     kernel that is called repeatedly (see :func:`analyze_streams`).
     """
-    if not kernel.loops:
-        raise KerncraftError("layer conditions need at least one loop in the kernel")
-    cl = int(machine.cacheline_size)
-    caps = level_capacities(machine, cores, fill)
-    streams = analyze_streams(kernel, cl, repeated)
-    regimes = build_regimes(streams)
-    symbols = tuple(c.symbol for c in kernel.unbound_constants())
-    u = iterations_per_cacheline(kernel, cl)
-    texts = [(str(r.threshold), str(r.footprint)) for r in regimes]
-    conditions = {cap.name: _level_conditions(cap, regimes, streams, u, texts) for cap in caps}
-    fn, aux = _compile(kernel, streams, regimes, symbols)
-    return LayerConditionAnalysis(kernel, machine, cores, caps, streams, regimes, conditions,
-                                  symbols, u, fn, aux)
+    core = _symbolic_core(kernel, int(machine.cacheline_size), repeated)
+    return _analysis(core, machine, cores, fill)
 
 
 _CACHE: dict[tuple, LayerConditionAnalysis] = {}
+_CORES: dict[tuple, _SymbolicCore] = {}
 _CACHE_LIMIT = 32
+
+
+def _remember(cache: dict, key: tuple, value):
+    if len(cache) >= _CACHE_LIMIT:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+    return value
 
 
 def cached_lc_analysis(kernel, machine, cores: int = 1,
@@ -338,28 +384,31 @@ def cached_lc_analysis(kernel, machine, cores: int = 1,
 
     A bound kernel no longer carries its constants as symbols, so its source
     is parsed again to recover them; the analysis is then shared by every
-    point of a sweep (and shows the conditions symbolically). Kernels without
-    source, or whose source does not reproduce their accesses, are analysed
-    as they are. The cache holds a reference to the machine, so its ``id``
-    cannot be reused while cached.
+    point of a sweep (and shows the conditions symbolically), and its
+    symbolic core by every core count. Kernels without source, or whose
+    source does not reproduce their accesses, are analysed as they are. The
+    cache holds a reference to the machine, so its ``id`` cannot be reused
+    while cached.
     """
     fill_key = tuple(sorted(fill.items())) if isinstance(fill, Mapping) else fill
-    key = (kernel.source, kernel.filename, len(kernel.accesses), id(machine), cores,
-           fill_key, repeated)
-    if kernel.source and key in _CACHE:
+    cl = int(machine.cacheline_size)
+    core_key = (kernel.source, kernel.filename, len(kernel.accesses), cl, repeated)
+    key = core_key + (id(machine), cores, fill_key)
+    if not kernel.source:
+        return lc_analysis(kernel, machine, cores, fill, repeated)
+    if key in _CACHE:
         return _CACHE[key]
-    unbound = _unbound_form(kernel)
-    result = lc_analysis(unbound, machine, cores, fill, repeated)
-    if kernel.source:
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = result
-    return result
+    core = _CORES.get(core_key)
+    if core is None:
+        core = _remember(_CORES, core_key, _symbolic_core(_unbound_form(kernel), cl, repeated))
+    return _remember(_CACHE, key, _analysis(core, machine, cores, fill))
 
 
 def _unbound_form(kernel):
     if not kernel.source or not kernel.bindings:
         return kernel
+    if kernel.unbound is not None and not kernel.unbound.bindings:
+        return kernel.unbound
     import kerncraft
     try:
         parsed = kerncraft.parse_kernel(kernel.source, kernel.filename)

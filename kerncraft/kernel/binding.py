@@ -39,8 +39,9 @@ def bind_kernel(kernel: KernelModel, values: Mapping[str, int],
             first = missing[0]
             raise KernelError(f"constant '{first.name}' has no value (unbound: {names}); "
                               f"pass -D {first.name} VALUE", _const_location(kernel, first))
+    origin = kernel.unbound if kernel.unbound is not None else kernel
     if not subs:
-        return dataclasses.replace(kernel, bindings=bound)
+        return dataclasses.replace(kernel, bindings=bound, unbound=origin)
 
     def sub(expr: sympy.Expr) -> sympy.Expr:
         return sympy.expand(expr.xreplace(subs)) if expr.free_symbols else expr
@@ -52,7 +53,7 @@ def bind_kernel(kernel: KernelModel, values: Mapping[str, int],
         kernel, arrays=arrays, loops=loops,
         accesses=tuple(_bind_access(a, sub) for a in kernel.accesses),
         outer_accesses=tuple(_bind_access(a, sub) for a in kernel.outer_accesses),
-        bindings=bound)
+        bindings=bound, unbound=origin)
 
 
 def _bind_array(filename: str | None, arr: Array, sub, bound: Mapping[str, int]) -> Array:

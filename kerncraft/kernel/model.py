@@ -131,6 +131,10 @@ class KernelModel:
     # before an inner loop or ``b[j] = s;`` after it). They run once per
     # outer iteration, so they are kept apart and never count as flops.
     outer_accesses: tuple[Access, ...] = ()
+    # The model this one was bound from (None for a parsed model): later stages
+    # that analyse symbolically once per sweep start from it instead of parsing
+    # the source again.
+    unbound: "KernelModel | None" = field(default=None, repr=False, compare=False)
 
     # --- convenience views -------------------------------------------------
     @property
