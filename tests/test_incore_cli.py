@@ -15,7 +15,8 @@ from kerncraft.incore.model import Instruction, InstructionCost, Memory, Uop
 
 DATA = Path(__file__).parent / "data" / "asm_papers"
 TRIAD = str(DATA / "stream_triad_csx.s")
-MACHINE = Path("/work/shared/reference/kerncraft-machine-files/CascadelakeSP_Gold-6248_SNC.yml")
+MACHINE = (Path(__file__).resolve().parents[1].parent / "shared/reference/kerncraft-machine-files"
+           / "CascadelakeSP_Gold-6248_SNC.yml")
 
 
 def P(*ports: str, cycles: float = 1.0) -> Uop:
