@@ -144,6 +144,9 @@ COPY_1CORE = {"L1": 279.30, "L2": 68.91, "L3": 23.63, "MEM": 14.56}
 DAXPY_1CORE = {"L1": 291.92, "L2": 106.79, "L3": 35.62, "MEM": 21.32}
 COPY_WA = 24 / 16        # write-allocate factor of the copy benchmark (below L1)
 DAXPY_WA = 1.0           # daxpy has no write-only stream
+# In the victim L3 the benchmarks also sent every line back from L2 as a victim:
+COPY_VICTIM = 32 / 16    # copy: b + WA a in, b + a back
+DAXPY_VICTIM = 32 / 24   # daxpy: a + b in, a + b back, per 16 B read + 8 B written
 
 
 def bpc(gbs: float, wa: float) -> float:
@@ -283,7 +286,7 @@ COPY = Case(
     bench="copy",
     roofline_bytes={"L1": 2 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
     roofline_bandwidth={"L1": COPY_1CORE["L1"] * 1e9, "L2": COPY_1CORE["L2"] * 1e9 * COPY_WA,
-                        "L3": COPY_1CORE["L3"] * 1e9 * COPY_WA,
+                        "L3": COPY_1CORE["L3"] * 1e9 * COPY_VICTIM,
                         "MEM": COPY_1CORE["MEM"] * 1e9 * COPY_WA},
     roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
     cli=("-D", "N", "10000000"),
@@ -320,7 +323,8 @@ COPY = Case(
 # (4) 16 FLOP per CL: FLOP/s = 16 * 2.5e9 / cy/CL, e.g. T_L1 = 3 cy -> 13.33 GFLOP/s,
 #     T_MEM -> 833 MFLOP/s; It/s = 20e9 / cy/CL; cy/It = cy/CL / 8.
 # (5) Roofline (daxpy benchmark, no WA correction): L1 3 accesses * 8 B * 8 = 192 B at
-#     291.92 GB/s -> 1.644 cy; L2 256 B at 106.79 -> 5.993; L3 192 B at 35.62 -> 13.475;
+#     291.92 GB/s -> 1.644 cy; L2 256 B at 106.79 -> 5.993; L3 192 B at 35.62 * 4/3
+#     (victim L3: the benchmark also sent a and b back, 32 B per 24 nominal) -> 10.106;
 #     MEM 256 B at 21.32 -> 30.019; compute 16 / 32 = 0.5 cy. Bottleneck MEM,
 #     AI 16/256 = 0.0625 FLOP/B, 16 * 2.5e9 / 30.019 = 1.3325 GFLOP/s.
 #     RooflineASM: in-core 3.0 cy < 30.019 -> MEM, 1.3325 GFLOP/s.
@@ -342,7 +346,8 @@ TRIAD = Case(
               "L3: layer condition 0 of 1 holds"),
     bench="daxpy",
     roofline_bytes={"L1": 3 * 8 * 8, "L2": 4 * 64, "L3": 3 * 64, "MEM": 4 * 64},
-    roofline_bandwidth={lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "L3", "MEM")},
+    roofline_bandwidth={**{lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "MEM")},
+                        "L3": DAXPY_1CORE["L3"] * 1e9 * DAXPY_VICTIM},
     roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
     cli=("-D", "N", "10000000"),
 )
@@ -383,7 +388,8 @@ DAXPY = Case(
               "L3: layer condition 0 of 1 holds"),
     bench="daxpy",
     roofline_bytes={"L1": 3 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
-    roofline_bandwidth={lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "L3", "MEM")},
+    roofline_bandwidth={**{lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "MEM")},
+                        "L3": DAXPY_1CORE["L3"] * 1e9 * DAXPY_VICTIM},
     roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
     cli=("-D", "N", "10000000"),
 )
@@ -534,15 +540,11 @@ S2D_ROWS_IN_L1 = Case(
 #     6: max(8.496, 192/(35.60*0.6 = 21.36) = 8.989) memory; 10: 8.777; 20: 4.381.
 # (4) 64 FLOP per CL: T_L1 -> 64 * 2.5e9 / 9 = 17.78 GFLOP/s; T_MEM -> 3.139 GFLOP/s.
 # (5) Roofline (copy): L1 8 accesses * 8 B * 8 = 512 B at 279.30 -> 4.583 cy; L2 5 CL =
-#     320 B at 103.365 -> 7.740; L3 2 + 4 = 6 CL = 384 B at 35.445 -> 27.084; MEM 192 B
-#     -> 21.978; compute 64 / 32 = 2.0. Bottleneck L3 (Roofline adds loads and stores
-#     of the full-duplex L2-L3 link), AI 64/384 = 0.1667, 64 * 2.5e9 / 27.084 =
-#     5.907 GFLOP/s. RooflineASM: in-core 9.0 < 27.084 -> L3, 5.907 GFLOP/s.
-#     Caveat (asserted as implemented, reported as questionable): the L3 level divides
-#     link bytes that include CLEAN victims (L2 -> L3) by a bandwidth corrected only for
-#     write-allocate (x 1.5). The copy benchmark with its data in L3 moves b and WA a
-#     from L3 plus both victims back = 32 B per 16 nominal B (x 2.0); counted alike, L3
-#     would be 384 * 2.5 / 47.26 = 20.31 cy < MEM 21.98 and the bottleneck would be MEM.
+#     320 B at 103.365 -> 7.740; L3 2 + 4 = 6 CL = 384 B (loads and victims on the
+#     full-duplex L2-L3 link) at 23.63 * 2 = 47.26 GB/s (the copy benchmark in L3 moved
+#     b + WA a in and both lines back as victims: 32 B per 16 nominal) -> 20.313;
+#     MEM 192 B -> 21.978; compute 64 / 32 = 2.0. Bottleneck MEM, AI 64/192 = 0.3333,
+#     64 * 2.5e9 / 21.978 = 7.280 GFLOP/s. RooflineASM: in-core 9.0 < 21.978 -> MEM.
 _S3D_T_MEM = 8.0 + 5.0 + 16.0 + copy_mem_cycles(192, 1)
 S3D = Case(
     name="3d-7pt", kernel="3d-7pt.c", defines={"N": 200, "M": 200, "L": 200},
@@ -566,7 +568,7 @@ S3D = Case(
     bench="copy",
     roofline_bytes={"L1": 8 * 8 * 8, "L2": 5 * 64, "L3": 6 * 64, "MEM": 3 * 64},
     roofline_bandwidth=COPY.roofline_bandwidth,
-    roofline_bottleneck="L3", roofline_asm_bottleneck="L3",
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
     cli=("-D", "N", "200", "-D", "M", "200", "-D", "L", "200"),
 )
 

@@ -409,6 +409,23 @@ def test_traffic_bandwidth_write_allocate(csx):
     assert update.traffic_bandwidth(write_allocate=True) == pytest.approx(24.27e9)
 
 
+def test_traffic_bandwidth_victim_cache(csx):
+    # CSX L3 is L2's victims_to: copy with its data in L3 loads b and the write-allocate
+    # of a from L3 (16 B) and sends both lines back as victims (16 B): 32 B per 16 nominal.
+    copy = select_bandwidth(csx, "L3", 1, 1, 0)
+    assert copy.traffic_bandwidth(write_allocate=True, victim=True) == \
+        pytest.approx(23.63e9 * 32 / 16)
+    # daxpy (a read and written, b read): loads a, b (16 B), victims a, b (16 B) per
+    # 24 nominal bytes (16 read + 8 written).
+    daxpy = select_bandwidth(csx, "L3", 1, 0, 1)
+    assert daxpy.traffic_bandwidth(write_allocate=True, victim=True) == \
+        pytest.approx(35.62e9 * 32 / 24)
+    # update (one read+write stream): 8 B in, 8 B back = nominal, victim or not
+    update = select_bandwidth(csx, "L3", 0, 0, 1)
+    assert update.traffic_bandwidth(write_allocate=True, victim=True) == \
+        pytest.approx(update.bandwidth)
+
+
 def test_bandwidth_errors(csx):
     with pytest.raises(ValueError):
         select_bandwidth(csx, "MEM", 0, 0, 0)

@@ -81,7 +81,9 @@ def test_roofline_flop_triad(csx):
     assert levels["L1"]["bytes"] == 192                      # 3 accesses * 8 B * 8 it
     assert levels["L1"]["cycles_per_cl"] == pytest.approx(192 * 2.5 / 291.92)
     assert levels["L2"]["cycles_per_cl"] == pytest.approx(256 * 2.5 / 106.79)
-    assert levels["L3"]["cycles_per_cl"] == pytest.approx(192 * 2.5 / 35.62)
+    # L3 is a victim cache: the daxpy benchmark in L3 moved 32 B per 24 nominal (loads of
+    # both streams + both lines back as victims), so its bandwidth counts x 4/3
+    assert levels["L3"]["cycles_per_cl"] == pytest.approx(192 * 2.5 / (35.62 * 4 / 3))
     assert levels["MEM"]["cycles_per_cl"] == pytest.approx(256 * 2.5 / 21.32)
     assert data["compute_cycles_per_cl"] == pytest.approx(16 / 32)   # 16 FLOP / 32 FLOP/cy
     assert data["bottleneck"] == "MEM"

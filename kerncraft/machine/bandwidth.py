@@ -69,19 +69,27 @@ class BandwidthChoice:
     requested_cores: int = 1
     exact: bool = True           # False if cores/threads had to be approximated
 
-    def traffic_bandwidth(self, write_allocate: bool) -> float:
-        """Bandwidth counting all bytes moved, incl. write-allocate loads.
+    def traffic_bandwidth(self, write_allocate: bool, victim: bool = False) -> float:
+        """Bandwidth counting all bytes the benchmark moved on the level's link.
 
-        With write-allocate, each write-only stream of the benchmark was also
-        read, so the hardware moved ``nominal + write-only bytes`` while the
-        measurement counted ``nominal`` bytes. E.g. copy at MEM on CSX:
-        14.56 GB/s * 24 B / 16 B = 21.84 GB/s.
+        The measurement counts the benchmark's nominal bytes (copy: 8 B read +
+        8 B written). With write-allocate, each write-only stream was also read
+        (copy moves 24 B: 14.56 GB/s * 24 / 16 = 21.84 GB/s at MEM on CSX). A
+        victim cache (the level named in ``victims_to`` of the level above, e.g.
+        Cascade Lake's L3) also receives every line evicted above it, clean or
+        dirty, so its link carries all lines twice: copy moves 32 B per 16
+        nominal B there (x 2), daxpy 32 per 24 (x 4/3). Predicted traffic counts
+        bytes the same way, so like is divided by like.
         """
-        nominal = self.mix.read_bytes + self.mix.write_bytes
-        if not write_allocate or nominal == 0:
+        mix = self.mix
+        nominal = mix.read_bytes + mix.write_bytes
+        if nominal == 0:
             return self.bandwidth
-        write_only = self.mix.write_bytes - self.mix.read_write_bytes
-        return self.bandwidth * (nominal + write_only) / nominal
+        both = mix.read_write_bytes
+        read_only, write_only = mix.read_bytes - both, mix.write_bytes - both
+        loads = read_only + both + (write_only if write_allocate else 0.0)
+        stores = (read_only + write_only + both) if victim else (write_only + both)
+        return self.bandwidth * (loads + stores) / nominal
 
 
 def stream_classes(mix: StreamMix) -> tuple[int, int, int]:

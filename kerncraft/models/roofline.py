@@ -3,7 +3,9 @@
 Every memory level, L1 included, is a potential bottleneck: its time per
 cache line of work is the bytes it moves per unit of work divided by the
 measured bandwidth of the benchmark kernel that matches the kernel's stream
-mix (write-allocate bytes counted below L1). The compute ceiling is the
+mix, scaled to the bytes that benchmark really moved on the link (write-allocates
+below L1, and every victim line entering a victim cache), as the kernel's
+bytes are counted. The compute ceiling is the
 FLOPs per unit of work divided by the machine's peak FLOPs per cycle. The
 prediction is the largest of these times (single-bottleneck view).
 """
@@ -56,11 +58,14 @@ def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]
     flops_per_unit = kernel.total_flops * traffic.unit_of_work_iterations
     volumes = [("L1", l1_bytes_per_unit(kernel, traffic.unit_of_work_iterations), False)]
     allocate = any(lvl.geometry.write_allocate for lvl in machine.cache_levels)
+    victim_levels = {lvl.geometry.victims_to for lvl in machine.cache_levels}
     volumes += [(link.lower, link.total_bytes, allocate) for link in transfer_volumes(traffic)]
     levels = []
     for name, nbytes, count_allocate in volumes:
         choice = select_bandwidth(machine, name, *mix, cores=cores)
-        bandwidth = choice.traffic_bandwidth(count_allocate)
+        # the measured bandwidth, scaled to the bytes the benchmark moved on this link
+        # (write-allocates below L1, all victims into a victim cache), like nbytes
+        bandwidth = choice.traffic_bandwidth(count_allocate, victim=name in victim_levels)
         cycles = nbytes * machine.clock / bandwidth
         intensity = flops_per_unit / nbytes if nbytes else float("inf")
         levels.append(RooflineLevel(name, nbytes, bandwidth, choice.kernel, cycles, intensity))
