@@ -89,7 +89,7 @@ registers.register_isa(ISA, _TABLE.get)
 
 
 def register_info(name: str) -> RegisterInfo:
-    """Class/root/width of an AArch64 register name (raises AssemblyError if unknown)."""
+    """Class, alias root and width of an AArch64 register name (raises AssemblyError if unknown)."""
     return registers.register_info(name, ISA)
 
 
