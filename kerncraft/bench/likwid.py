@@ -54,7 +54,10 @@ class RegionResult:
     ``region`` is None for a measurement without the marker API (the whole
     run). Every per-thread tuple is ordered like ``threads`` (column labels
     such as 'HWThread 0'). ``counters`` maps event name -> values,
-    ``registers`` event name -> counter register ('FIXC0', 'PMC1', ...).
+    ``registers`` event name -> counter register ('FIXC0', 'PMC1', ...);
+    ``by_register`` maps (event, register) -> values and keeps an event that
+    was measured on several counters (uncore boxes) apart, where ``counters``
+    holds only the last of them.
     """
 
     region: str | None
@@ -66,6 +69,7 @@ class RegionResult:
     counters: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     registers: Mapping[str, str] = field(default_factory=dict)
     metrics: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    by_register: Mapping[tuple[str, str], tuple[float, ...]] = field(default_factory=dict)
 
     def counter(self, event: str, thread: int | None = None) -> float:
         """One thread's value of ``event``, or the sum over threads (NaNs skipped)."""
@@ -129,6 +133,7 @@ class _Builder:
         self.info: dict[str, tuple[float, ...]] = {}
         self.counters: dict[str, tuple[float, ...]] = {}
         self.registers: dict[str, str] = {}
+        self.by_register: dict[tuple[str, str], tuple[float, ...]] = {}
         self.metrics: dict[str, tuple[float, ...]] = {}
 
     def add_row(self, table: str, cells: Sequence[str]) -> None:
@@ -140,6 +145,7 @@ class _Builder:
                 self.info.setdefault("RDTSC Runtime [s]", values)
             else:
                 self.counters[name], self.registers[name] = values, register
+                self.by_register[(name, register)] = values
         elif table == "Metric":
             self.metrics[cells[0]] = tuple(_number(c) for c in cells[1:])
 
@@ -147,7 +153,8 @@ class _Builder:
         runtime = self.info.get("RDTSC Runtime [s]") or self.metrics.get("Runtime (RDTSC) [s]", ())
         calls = tuple(int(c) for c in self.info.get("call count", ()) if not math.isnan(c))
         return RegionResult(self.region, self.group, self.index, self.threads, tuple(runtime),
-                            calls, self.counters, self.registers, self.metrics)
+                            calls, self.counters, self.registers, self.metrics,
+                            self.by_register)
 
 
 def _header_info(lines: Sequence[str]) -> tuple[str | None, str | None, float | None]:

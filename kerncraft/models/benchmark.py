@@ -47,7 +47,7 @@ from kerncraft.models.registry import ModelReport
 
 __all__ = ["BenchmarkResult", "LevelVolume", "CounterEvent", "run_benchmark", "benchmark_model",
            "choose_cpus", "parse_metric", "event_sets", "likwid_event_string",
-           "raw_event_values", "evaluate_metrics", "likwid_measurement", "CLOCK_TOLERANCE"]
+           "evaluate_metrics", "likwid_measurement", "CLOCK_TOLERANCE"]
 
 #: Relative difference between machine-file clock and calibrated clock that is reported.
 CLOCK_TOLERANCE = 0.05
@@ -245,32 +245,6 @@ def likwid_event_string(assignment: Mapping[CounterEvent, str],
     return ",".join(parts)
 
 
-def raw_event_values(text: str, region: str) -> dict[tuple[str, str], tuple[float, ...]]:
-    """(event, counter) -> per-thread values of a region in ``likwid-perfctr -O`` output.
-
-    Unlike :class:`kerncraft.bench.likwid.RegionResult` this keeps events that
-    appear on several counters (uncore boxes) apart.
-    """
-    values: dict[tuple[str, str], tuple[float, ...]] = {}
-    active = in_events = False
-    for raw in text.splitlines():
-        cells = raw.rstrip().split(",")
-        while cells and cells[-1] == "":
-            cells.pop()
-        if not cells:
-            continue
-        if cells[0] == "TABLE":
-            active = len(cells) > 2 and cells[1] == f"Region {region}" and \
-                cells[2].endswith("Raw")
-            in_events = False
-        elif active and cells[0] == "Event":
-            in_events = True
-        elif active and in_events and len(cells) >= 3:
-            values[(cells[0], cells[1])] = tuple(
-                math.nan if c.strip() in ("-", "", "nan") else float(c) for c in cells[2:])
-    return values
-
-
 def _safe_eval(expression: str) -> float:
     tree = ast.parse(expression.strip() or "0", mode="eval")
     allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Add, ast.Sub,
@@ -353,9 +327,8 @@ def likwid_measurement(executable: str, args: Sequence[str], cpus: Sequence[int]
     for assignment in event_sets(metrics, fixed):
         argv = [perfctr, "-C", ",".join(map(str, cpus)), "-m", "-O", "-g",
                 likwid_event_string(assignment, fixed), str(executable), *args]
-        text = runner(argv, env)
-        measured.append((assignment, raw_event_values(text, MARKER_REGION)))
-        region = parse_perfctr_output(text).region(MARKER_REGION)
+        region = parse_perfctr_output(runner(argv, env)).region(MARKER_REGION)
+        measured.append((assignment, region.by_register))
         if cycles is None and "CPU_CLK_UNHALTED_CORE" in region.counters:
             cycles = max(region.counters["CPU_CLK_UNHALTED_CORE"])
         if seconds is None and region.runtime:
