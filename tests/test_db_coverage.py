@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from support.kernel_asm import compile_source, kernel_sources, wrap_kernel
+from support.kernel_asm import (NO_MEMCPY, compile_source, kernel_sources, record_unknown,
+                                 wrap_kernel)
 
 from kerncraft.errors import AssemblyError
 from kerncraft.incore.database import load_database
@@ -28,7 +29,6 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not ins
 ARCHS = {"CSX": "cascadelake", "SPR": "sapphirerapids"}
 OPT_LEVELS = ("-O1", "-O2", "-O3", "-Ofast")
 # keep copy loops as loops (gcc would call memcpy), as kerncraft's benchmark code does
-NO_MEMCPY = "-fno-tree-loop-distribute-patterns"
 
 
 def _jobs():
@@ -73,10 +73,7 @@ def test_innermost_loop_forms_known(compiled, arch):
             # the compiler replaced the loop by a library call (memcpy/memset idiom)
             assert "memcpy" in asm or "memset" in asm or "memmove" in asm, (name, cc, flags)
             continue
-        for instr in kernel:
-            checked += 1
-            if db.lookup(instr) is None:
-                unknown.setdefault(instr.form_key, f"{instr.text!r} in {name} ({cc} {' '.join(flags)})")
+        checked += record_unknown(kernel, db, f"{name} ({cc} {' '.join(flags)})", unknown)
     assert checked > 0
     assert not unknown, "forms unknown to {}:\n{}".format(
         arch, "\n".join(f"  {k}: {v}" for k, v in sorted(unknown.items())))

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from support.kernel_asm import compile_source, kernel_sources, wrap_kernel
+from support.kernel_asm import (NO_MEMCPY, compile_source, kernel_sources, record_unknown,
+                                 wrap_kernel)
 
 from kerncraft.incore.analysis import analyze
 from kerncraft.incore.database import load_database
@@ -26,7 +27,6 @@ from kerncraft.incore.x86.parser import parse_x86
 
 ROOT = Path(__file__).resolve().parents[1]
 OPT_LEVELS = ("-O1", "-O2", "-O3", "-Ofast")
-NO_MEMCPY = "-fno-tree-loop-distribute-patterns"
 MARCHES = ["icelake-server"]
 if platform.machine().lower() in ("x86_64", "amd64"):
     MARCHES.append("native")
@@ -202,13 +202,8 @@ def test_every_emitted_form_known(compiled, db):
     unknown: dict[str, str] = {}
     checked = 0
     for (name, cc, flags, _), asm in compiled:
-        for line in parse_x86(asm):
-            ins = line.instruction
-            if ins is None:
-                continue
-            checked += 1
-            if db.lookup(ins) is None:
-                unknown.setdefault(ins.form_key, f"{ins.text!r} in {name} ({cc} {' '.join(flags)})")
+        checked += record_unknown((line.instruction for line in parse_x86(asm)), db,
+                                  f"{name} ({cc} {' '.join(flags)})", unknown)
     assert checked > 1000
     assert not unknown, "forms unknown to ICX:\n" + "\n".join(
         f"  {k}: {v}" for k, v in sorted(unknown.items()))

@@ -24,6 +24,7 @@ from kerncraft.incore.analysis import analyze, analyze_text, load_model
 from kerncraft.incore.database import load_database
 from kerncraft.incore.markers import extract_kernel
 from kerncraft.kernel.parser import parse_kernel
+from support.kernel_asm import record_unknown
 
 HERE = Path(__file__).parent
 PAPERS = HERE / "data" / "asm_papers"
@@ -190,9 +191,7 @@ def test_no_unknown_forms_in_bundled_kernels(cross_compiled, tx2, opt):
     for name in BUNDLED:
         _, text = cross_compiled[name, opt]
         lines = parse_aarch64(text)
-        for ins in [ln.instruction for ln in lines if ln.instruction]:
-            if tx2.lookup(ins) is None:
-                unknown.setdefault(ins.form_key, f"{ins.text!r} in {name}")
+        record_unknown((ln.instruction for ln in lines), tx2, name, unknown)
         assert extract_kernel(lines, name, dataflow)
     assert not unknown, unknown
 

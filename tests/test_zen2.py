@@ -8,12 +8,11 @@ store-data path, so the memory part of a loop costs max(stores, loads / 2) cycle
 from __future__ import annotations
 
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from support.kernel_asm import compile_source, kernel_sources, wrap_kernel
+from support.kernel_asm import NO_MEMCPY, compile_bundled, record_unknown
 
 from kerncraft.errors import AssemblyError
 from kerncraft.incore.analysis import analyze, analyze_text
@@ -175,32 +174,19 @@ def test_kerncraft_ecm_triad(capsys):
 
 # ---------------------------------------------------------------- coverage
 
-NO_MEMCPY = "-fno-tree-loop-distribute-patterns"
-
-
 @pytest.fixture(scope="module")
 def znver2_asm():
     if shutil.which("gcc") is None:
         pytest.skip("gcc not installed")
-    jobs = [(name, opt, wrap_kernel(text)) for name, text in kernel_sources().items()
-            for opt in ("-O2", "-O3")]
-
-    def run(job):
-        name, opt, src = job
-        return name, opt, compile_source(src, "gcc", (opt, "-march=znver2", NO_MEMCPY))
-
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(run, jobs))
+    return compile_bundled(("-march=znver2", NO_MEMCPY), ("-O2", "-O3"))
 
 
 def test_bundled_kernels_have_no_unknown_forms_on_zen2(znver2_asm, zen2):
     unknown: dict[str, str] = {}
     loops = 0
     for name, opt, asm in znver2_asm:
-        lines = parse_x86(asm)
-        for ln in lines:                               # whole function, not only the loop
-            if ln.instruction is not None and zen2.lookup(ln.instruction) is None:
-                unknown.setdefault(ln.instruction.form_key, f"{ln.instruction.text} ({name} {opt})")
+        lines = parse_x86(asm)                         # whole function, not only the loop
+        record_unknown((ln.instruction for ln in lines), zen2, f"{name} {opt}", unknown)
         try:
             kernel = extract_kernel(lines)
         except AssemblyError:

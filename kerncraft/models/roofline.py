@@ -72,6 +72,17 @@ def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]
     return levels
 
 
+def _level_table(levels: list[RooflineLevel], convert, unit: str) -> list[str]:
+    """Header and one row per memory level (shared by both Roofline reports)."""
+    rows = [f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
+            f"{'cy/CL':>7}  performance"]
+    for lvl in levels:
+        rows.append(f"  {lvl.level:<6} {lvl.bytes:9.1f} {format_quantity(lvl.bandwidth, 'B/s'):>12} "
+                    f"{lvl.benchmark_kernel:<8} {lvl.arithmetic_intensity:9.4g} "
+                    f"{lvl.cycles:7.2f}  {format_quantity(convert(lvl.cycles), unit)}")
+    return rows
+
+
 def roofline_flop_model(kernel, machine, args) -> ModelReport:
     predictor = getattr(args, "cache_predictor", "LC")
     cores = getattr(args, "cores", 1)
@@ -91,12 +102,7 @@ def roofline_flop_model(kernel, machine, args) -> ModelReport:
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
     lines = [f"RooflineFLOP ({cores} core(s), {precision} peak "
              f"{format_quantity(peak * machine.clock, 'FLOP/s')})",
-             f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
-             f"{'cy/CL':>7}  performance"]
-    for lvl in levels:
-        lines.append(f"  {lvl.level:<6} {lvl.bytes:9.1f} {format_quantity(lvl.bandwidth, 'B/s'):>12} "
-                     f"{lvl.benchmark_kernel:<8} {lvl.arithmetic_intensity:9.4g} "
-                     f"{lvl.cycles:7.2f}  {format_quantity(convert(lvl.cycles), unit)}")
+             *_level_table(levels, convert, unit)]
     lines.append(f"  {'CPU':<6} {'':>9} {'':>12} {'peak':<8} {'':>9} {compute:7.2f}  "
                  f"{format_quantity(convert(compute), unit) if compute else 'unbounded'}")
     lines.append(f"Bottleneck: {limiter}, arithmetic intensity "
@@ -132,12 +138,7 @@ def roofline_asm_model(kernel, machine, args) -> ModelReport:
     limiter = f"in-core ({incore.t_ol_source})" if compute >= bottleneck.cycles else bottleneck.level
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
     lines = [f"RooflineASM ({cores} core(s), in-core model {incore.arch})",
-             f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
-             f"{'cy/CL':>7}  performance"]
-    for lvl in levels:
-        lines.append(f"  {lvl.level:<6} {lvl.bytes:9.1f} {format_quantity(lvl.bandwidth, 'B/s'):>12} "
-                     f"{lvl.benchmark_kernel:<8} {lvl.arithmetic_intensity:9.4g} "
-                     f"{lvl.cycles:7.2f}  {format_quantity(convert(lvl.cycles), unit)}")
+             *_level_table(levels, convert, unit)]
     lines.append(f"  {'CPU':<6} {'':>9} {'':>12} {'in-core':<8} {'':>9} {compute:7.2f}  "
                  f"{format_quantity(convert(compute), unit)}")
     lines.append(f"Bottleneck: {limiter}")

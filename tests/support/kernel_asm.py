@@ -18,12 +18,12 @@ keeps working). ``dummy`` is only declared, so the compiler cannot drop stores.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import subprocess
-import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Iterable, Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_DIR = ROOT / "kernels"
@@ -151,35 +151,57 @@ def _split_commas(text: str) -> list[str]:
     return [p for p in out if p.strip()]
 
 
-def _cache_dir() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "kerncraft" / "kernel-asm"
+NO_MEMCPY = "-fno-tree-loop-distribute-patterns"
+"""Keeps gcc from replacing copy-like loops by memcpy calls (no loop left to check)."""
 
 
 def compile_source(source: str, compiler: str = "gcc", flags: tuple[str, ...] | list[str] = ("-O3",),
                    use_cache: bool = True) -> str:
     """Compile C source text to AT&T assembly (cached on disk by content)."""
+    from kerncraft.diskcache import atomic_write, entry_path
+
     exe = shutil.which(compiler)
     if exe is None:
         raise FileNotFoundError(compiler)
     version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
     args = [exe, "-std=gnu99", *flags, "-S", "-o", "-", "-x", "c", "-"]
     digest = hashlib.sha256(repr((args[1:], version, source)).encode()).hexdigest()[:32]
-    cache = _cache_dir() / f"{digest}.s"
-    if use_cache and cache.is_file():
+    cache = entry_path("kernel-asm", f"{digest}.s") if use_cache else None
+    if cache is not None and cache.is_file():
         return cache.read_text()
     proc = subprocess.run(args, input=source, capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed:\n{proc.stderr}")
-    if use_cache:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=cache.parent, delete=False) as tmp:
-                tmp.write(proc.stdout)
-            os.replace(tmp.name, cache)
-        except OSError:
-            pass
+    if cache is not None:
+        atomic_write(cache, proc.stdout)
     return proc.stdout
+
+
+def compile_bundled(flags: Sequence[str], opts: Sequence[str] = ("-O2", "-O3"),
+                    compiler: str = "gcc") -> list[tuple[str, str, str]]:
+    """(kernel, opt level, assembly) for every bundled kernel at every level in ``opts``."""
+    jobs = [(name, opt, wrap_kernel(text)) for name, text in kernel_sources().items()
+            for opt in opts]
+
+    def run(job: tuple[str, str, str]) -> tuple[str, str, str]:
+        name, opt, src = job
+        return name, opt, compile_source(src, compiler, (opt, *flags))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(run, jobs))
+
+
+def record_unknown(instructions: Iterable, db, where: str, unknown: dict[str, str]) -> int:
+    """Add every form ``db`` does not know to ``unknown`` (form key -> first place seen);
+    returns the number of instructions checked."""
+    checked = 0
+    for ins in instructions:
+        if ins is None:
+            continue
+        checked += 1
+        if db.lookup(ins) is None:
+            unknown.setdefault(ins.form_key, f"{ins.text!r} in {where}")
+    return checked
 
 
 def compile_kernel_asm(path: str | Path, compiler: str = "gcc",
