@@ -87,9 +87,13 @@ def _ecm_for_traffic(kernel, machine, incore, traffic, cores: int):
     return compose_ecm(incore.t_ol, incore.t_nol, contributions, levels), links
 
 
-def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int]):
-    """(n, T_MEM(n), T_L3MEM(n)) with the traffic of n active cores (see ecm_compose)."""
-    traffic_by_share: dict[tuple[int, ...], object] = {}
+def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], single_core):
+    """(n, T_MEM(n), T_L3MEM(n)) with the traffic of n active cores (see ecm_compose).
+
+    ``single_core`` is the one-core traffic the caller already has (with SIM a
+    prediction is a whole simulation, so it must not be repeated).
+    """
+    traffic_by_share: dict[tuple[int, ...], object] = {_share_key(machine, 1): single_core}
     points = []
     for n in counts:
         key = _share_key(machine, n)
@@ -117,7 +121,8 @@ def ecm_model(kernel, machine, args) -> ModelReport:
                     for n in range(1, numa + 1))
     n_s = saturation_cores(ecm.memory_time, saturated)
     table = scaling_table(_scaling_points(kernel, machine, incore, predictor,
-                                          _scaling_core_counts(predictor, cores, numa, socket)))
+                                          _scaling_core_counts(predictor, cores, numa, socket),
+                                          traffic))
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
     lines = [f"ECM ({incore.arch}, {'layer conditions' if predictor == 'LC' else 'cache simulation'})",
              ecm.notation() + "   {T_OL || T_nOL | " + " | ".join(c.name for c in contributions) + "}",
