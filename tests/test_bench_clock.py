@@ -66,7 +66,9 @@ def test_timing_backend_counts_one_cycle_per_dependent_add(calibration):
         result = timing.measure(exe, cpus=[calibration.cpu], clock=calibration, min_time=0.1,
                                 repeats=2)
         assert result.backend == "timing" and result.repetitions >= 1
-        assert result.wall_seconds >= 0.1 * 0.99 or result.repetitions == 1 << 40
+        # repetitions were scaled (one is 0.3 ms); the fastest of the runs may be shorter
+        # than the scaling run that reached min_time, but not by half
+        assert result.repetitions > 100 and result.seconds >= 0.5 * 0.1
         adds = result.repetitions * ADDS_PER_REPETITION
         # independent computation: runtime x calibrated clock / adds
         cycles_per_add = result.seconds * calibration.core_hz / adds

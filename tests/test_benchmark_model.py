@@ -99,8 +99,9 @@ def test_openmp_environment_pins_threads_in_order():
 # ---------------------------------------------------------------- real runs (timing backend)
 
 def _external_runs(argv, cpu, runs):
-    """[(outside seconds, the program's own seconds)] of running ``argv`` pinned; each
-    side is min(wall, CPU time) (CPU time of the child from wait4)."""
+    """[(outside wall, outside CPU time, the program's own wall time for warm-up plus timed
+    phase, its own min(wall, CPU) of the timed phase)] of running ``argv`` pinned; the
+    child's CPU time comes from wait4."""
     results = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -112,7 +113,8 @@ def _external_runs(argv, cpu, runs):
         proc.stdout.close()
         assert os.waitstatus_to_exitcode(status) == 0
         own = timing.parse_protocol(output)
-        results.append((min(wall, usage.ru_utime + usage.ru_stime),
+        warmup = float(re.search(r"KERNCRAFT_WARMUP_TIME (\S+)", output).group(1))
+        results.append((wall, usage.ru_utime + usage.ru_stime, warmup + own.seconds,
                         min(own.seconds, own.cpu_seconds)))
     return results
 
@@ -126,9 +128,12 @@ def test_timing_backend_agrees_with_external_timing(host, clock):
     On this VM one executable may run at different speeds in different processes
     (e.g. 2.8 or 3.4 cy/CL here; other tenants of the physical core), so the model's
     runs and the outside runs, made at different moments, may legitimately differ
-    by 20 %. The check per process (outside time vs the program's own timer, the
-    warm-up sweeps included) is therefore tight and the one across processes loose;
-    both would catch a wrong cache-line count, clock or repetition count."""
+    by 20 %. The check per process compares the outside time with the program's own
+    timers (warm-up and timed phase): it may not be shorter, and only start-up and
+    initialisation may make it longer. (An earlier version compared the outside time with
+    the timed phase scaled by the sweep count, within 10 %; it failed once in CI, 0.116 s
+    against 0.105 s: the warm-up's speed and the start-up time vary under load.) The check across processes
+    is loose; it catches a wrong cache-line count, clock or repetition count (factor 2)."""
     n, reps = 1024, 800_000
     triad = kernel("triad", N=n)
     cpu = clock.cpu
@@ -148,9 +153,13 @@ def test_timing_backend_agrees_with_external_timing(host, clock):
     assert built.cache_hit
     sweeps = reps + reps // 20 + 1
     runs = _external_runs([str(built.executable), str(n), str(reps)], cpu, runs=3)
-    for outside, own in runs:          # same process: only startup and init differ
-        assert outside == pytest.approx(own * sweeps / reps, rel=0.1)
-    independent = min(o for o, _ in runs) * clock.core_hz / (sweeps * n / 8)
+    for outside_wall, outside_cpu, inside_wall, _ in runs:
+        # same process: the outside adds only start-up and array initialisation (a few ms;
+        # more when the machine is busy), never less than the program's own timers
+        assert outside_wall >= 0.99 * inside_wall
+        assert min(outside_wall, outside_cpu) <= 1.05 * inside_wall + 0.05
+    best = min(min(wall, cpu) for wall, cpu, _, _ in runs)
+    independent = best * clock.core_hz / (sweeps * n / 8)
     assert independent == pytest.approx(result.cycles_per_cl, rel=0.3), (runs, result)
     assert 0.5 < result.cycles_per_cl < 20      # 3 loads + 1 store per CL from L1
 

@@ -350,9 +350,12 @@ def measure(executable: str | os.PathLike[str], args: Sequence[str] = (), *,
         report = parse_protocol(run_pinned([executable, *_with_repetitions(args, reps)], cpus,
                                            timeout=timeout))
         reps = report.repetitions
-        if report.seconds >= min_time or reps >= max_repetitions:
+        # scale on the time that will be used: a preempted run's wall time would stop the
+        # growth early, and the undisturbed repeats would then be shorter than min_time
+        seconds = max(_effective_seconds(report, time_source, threads), 1e-9)
+        if seconds >= min_time or reps >= max_repetitions:
             break
-        grow = min(100.0, max(2.0, 1.2 * min_time / report.seconds))
+        grow = min(100.0, max(2.0, 1.2 * min_time / seconds))
         reps = min(max_repetitions, int(math.ceil(reps * grow)))
     reports = [report]
     for _ in range(max(1, repeats) - 1):
