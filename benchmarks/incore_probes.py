@@ -35,7 +35,29 @@ def _pinned(argv, cpu: int, realtime: bool) -> list[str]:
 
 
 # ---------------------------------------------------------------------- probes
-def probes(cpu: str) -> None:
+def _split_benches() -> list[tuple[str, str, list[str]]]:
+    """Cache-line-split loads and stores: every access starts 8 bytes before a 64-byte
+    line ends (xmm, ymm, zmm), against the same accesses aligned to the line; alone and
+    mixed two loads + one store (a stencil's mix)."""
+    import ubench as U
+
+    n = U.UNROLL
+    cases = []
+    for w, size in (("xmm", 16), ("ymm", 32), ("zmm", 64)):
+        for tag, off in (("aligned", 0), ("split", 56)):
+            load = [f"    vmovupd {(i % 32) * 64 + off}(%r14), %{w}{i % 16}" for i in range(n)]
+            store = [f"    vmovupd %{w}{i % 16}, {(i % 32) * 64 + off + 10240}(%r14)"
+                     for i in range(n)]
+            mix = [x for k in range(n // 3) for x in (
+                f"    vmovupd {(k % 32) * 64 + off}(%r14), %{w}{k % 8}",
+                f"    vmovupd {(k % 32) * 64 + off + 4096 + 2048 - 64 * 8}(%r14), %{w}{8 + k % 4}",
+                f"    vmovupd %{w}{12 + k % 4}, {(k % 32) * 64 + off + 10240}(%r14)")]
+            cases += [(f"{tag} load {w}", w, load), (f"{tag} store {w}", w, store),
+                      (f"{tag} 2 loads + 1 store {w}", w, mix)]
+    return cases
+
+
+def probes(cpu: str, only: list[str] | None = None) -> None:
     """Microbenchmarks behind the measured values of ICX.yml (ubench.py harness).
 
     Differences to ubench.py's defaults: only zmm0-15 / ymm0-15 are initialised
@@ -134,7 +156,10 @@ def probes(cpu: str) -> None:
         ("idiv r32 latency", "ymm", pairs("    cltd", "    idivl %ebp")),
         ("idiv r32 throughput", "ymm", [x for _ in range(n // 3) for x in (
             "    cltd", "    movl %r8d, %eax", "    idivl %ebp")]),
+        *_split_benches(),
     ]
+    if only:
+        benches = [b for b in benches if any(o in b[0] for o in only)]
     groups = {"vmovsd load -> vmovq r64 (address chain)": 2,
               "vmovupd ymm load -> vmovq r64 (address chain)": 2,
               "vmovupd zmm load -> vmovq r64 (address chain)": 2,
@@ -143,6 +168,8 @@ def probes(cpu: str) -> None:
               "idiv r64 latency": 2, "idiv r64 throughput": 3, "idiv r32 latency": 2,
               "div r32 latency": 2,
               "idiv r32 throughput": 3,
+              **{f"{tag} 2 loads + 1 store {w}": 3 for tag in ("aligned", "split")
+                 for w in ("xmm", "ymm", "zmm")},
               **{f"{nl} loads + {ns} stores {w}": nl + ns
                  for w in ("xmm", "ymm", "zmm") for nl, ns in ((2, 1), (1, 1))}}
     U.REALTIME = shutil.which("chrt") is not None

@@ -24,14 +24,6 @@ ROOT = Path(__file__).parent.parent
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("KERNCRAFT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("KERNCRAFT_NO_CACHE", raising=False)
-    ip._analyse_source.cache_clear()
-    yield tmp_path / "cache"
-    ip._analyse_source.cache_clear()
-
 
 def _entries(cache: Path) -> list[Path]:
     return sorted((cache / "incore").rglob("*.json")) if (cache / "incore").exists() else []

@@ -59,6 +59,10 @@ class InCoreAnalysis(InCoreResult):
     bottleneck_ports: tuple[str, ...] = ()
     balancing: str = "optimal"
     fused_uops: tuple[int, ...] = ()
+    # packed vector loads/stores by width and the model's cost of a line split
+    # (kerncraft.incore.linesplit; applied per -D point by the ECM pipeline)
+    vector_accesses: tuple = ()
+    line_split_costs: tuple = ()
     graph: DepGraph | None = field(default=None, compare=False, repr=False)
     cp_edges: tuple[DepEdge, ...] = field(default=(), compare=False, repr=False)
     lcd_edges: tuple[tuple[DepEdge, ...], ...] = field(default=(), compare=False, repr=False)
@@ -165,6 +169,10 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     frontend = sum(fused) / width if width else None
     if fixed:
         notes.append("port pressure uses a fixed equal split of every uop over its ports")
+    vector_accesses = ()
+    if not isa.lower().startswith(("aarch64", "arm")):
+        from kerncraft.incore.linesplit import vector_access_profile
+        vector_accesses = vector_access_profile(instructions)
     return InCoreAnalysis(
         arch=arch, instructions=instructions, costs=costs,
         port_pressure=balance.per_instruction, port_totals=balance.port_totals,
@@ -173,7 +181,9 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         unknown_forms=unknown, frontend=frontend, notes=tuple(notes),
         cp_latencies=tuple(cp.contributions.get(i, 0.0) for i in range(size)),
         lcd_latencies=lcd_share, ports=balance.ports, bottleneck_ports=balance.bottleneck_ports,
-        balancing=balance.method, fused_uops=fused, graph=graph, cp_edges=cp.edges,
+        balancing=balance.method, fused_uops=fused, vector_accesses=vector_accesses,
+        line_split_costs=tuple(getattr(model, "line_split", ()) or ()),
+        graph=graph, cp_edges=cp.edges,
         lcd_edges=chain_edges)
 
 

@@ -86,6 +86,7 @@ class PortModel:
     rob_size: int
     description: str = ""
     path: str = ""
+    line_split: tuple = ()                    # linesplit.SplitCost per kind and width
     forms: Mapping[str, FormEntry] = field(default_factory=dict, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -384,6 +385,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             "ports", "divider_ports", "load_ports", "load_data_ports", "store_data_ports",
             "store_address_ports", "simple_store_address_ports", "load_latency",
             "store_forward_latency", "frontend_width", "rob_size")}
+        header["line_split"] = parent.line_split
         header["forms"] = dict(parent.forms)
     for k, v in data.items():
         if k not in ("instruction_groups", "extends"):
@@ -416,6 +418,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             store_forward_latency=float(header["store_forward_latency"]),
             frontend_width=float(header["frontend_width"]),
             rob_size=int(header["rob_size"]),
+            line_split=_line_split(header.get("line_split"), ports, path),
         )
     except KeyError as exc:
         raise KerncraftError(f"{path}: header field {exc.args[0]!r} is missing") from None
@@ -434,6 +437,18 @@ def _build(path: Path, seen: set[str]) -> PortModel:
                 key = _normalise_key(key)
                 forms[key] = _with_key(template, key)
     return PortModel(path=str(path), forms=forms, **model)
+
+
+def _line_split(table: Any, ports: tuple[str, ...], path: Path) -> tuple:
+    """The ``line_split`` cost table (already decoded when inherited via ``extends``)."""
+    from kerncraft.incore.linesplit import costs_from_table
+
+    if isinstance(table, tuple):
+        return table
+    try:
+        return costs_from_table(table, ports, "line_split")
+    except (TypeError, KeyError, ValueError) as exc:
+        raise KerncraftError(f"{path}: {exc}") from None
 
 
 def _with_key(entry: FormEntry, key: str) -> FormEntry:

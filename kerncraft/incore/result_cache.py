@@ -45,7 +45,7 @@ __all__ = ["FORMAT_VERSION", "analyzer_fingerprint", "database_fingerprint", "re
            "analysis_essentials"]
 
 #: Bump when the stored document changes shape.
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent          # .../kerncraft
 #: Where the bundled port-model databases live (same as
@@ -185,6 +185,10 @@ def analysis_essentials(analysis) -> dict:
     """The JSON-able numbers of an in-core analysis the models use."""
     doc = {f: _jsonable(getattr(analysis, f, None)) for f in _ANALYSIS_FIELDS}
     doc["port_totals"] = [[p, c] for p, c in analysis.port_totals.items()]
+    doc["vector_accesses"] = [[a.kind, a.vector_bytes, a.count]
+                              for a in getattr(analysis, "vector_accesses", ())]
+    doc["line_split_costs"] = [[c.kind, c.vector_bytes, list(c.ports), c.cycles]
+                               for c in getattr(analysis, "line_split_costs", ())]
     return doc
 
 
@@ -241,6 +245,11 @@ class CachedAnalysis(_Lazy):
         for f in ("unknown_forms", "notes", "ports", "bottleneck_ports"):
             fields[f] = tuple(fields[f] or ())
         fields["port_totals"] = {p: c for p, c in doc["port_totals"]}
+        from kerncraft.incore.linesplit import SplitCost, VectorAccess   # light module
+        fields["vector_accesses"] = tuple(VectorAccess(k, int(w), int(n))
+                                          for k, w, n in doc["vector_accesses"])
+        fields["line_split_costs"] = tuple(SplitCost(k, int(w), tuple(p), float(c))
+                                           for k, w, p, c in doc["line_split_costs"])
         super().__init__(fields, full)
 
     @property

@@ -29,11 +29,14 @@ def _incore_lines(incore, verbose: int) -> list[str]:
     lines = [f"  in-core ({incore.arch}, {incore.compiler} {incore.flags}): "
              f"{incore.selection.iterations_per_asm_iteration} iterations per assembly "
              f"iteration (unroll {incore.selection.unroll} x SIMD {incore.selection.simd_width})",
-             f"  per cache line: throughput {a.throughput * scale:.2f} cy, critical path "
+             f"  per cache line: throughput {incore.throughput * scale:.2f} cy, critical path "
              f"{a.critical_path * scale:.2f} cy, loop-carried dependency {a.lcd * scale:.2f} cy"
              + (f", front end {a.frontend * scale:.2f} cy" if a.frontend else ""),
              f"  T_OL set by {incore.t_ol_source}; T_nOL = busiest of ports "
              f"{', '.join(incore.non_overlapping_ports)}"]
+    split_text = incore.line_splits.describe(incore.arch) if incore.line_splits else ""
+    if split_text:
+        lines.append(f"  {split_text}")
     if verbose:
         lines.append("  " + incore.selection.describe().replace("\n", "\n  "))
         from kerncraft.incore.report import format_report

@@ -1,0 +1,330 @@
+"""Cache-line-split vector accesses: how many there are, and what they cost.
+
+A vector load or store whose bytes straddle two cache lines is executed as two
+accesses. Stencils make them unavoidable: with 64-byte lines and 32-byte
+vectors of doubles, ``a[i+1]`` and ``a[j-1][i]`` start 8 or 16 bytes off the
+vector grid of the loop, so every second vector crosses a line. A port model
+that charges one load-port cycle per load under-predicts such loops by
+40-55 % on Ice Lake (benchmarks/RESULTS-incore-validation.md).
+
+Two stages, split so that a -D sweep re-does only the cheap one:
+
+1. :func:`vector_access_profile` (per assembly block, cached with the
+   analysis): the packed vector loads and stores of one assembly iteration,
+   counted by vector width in bytes.
+2. :func:`estimate_line_splits` (per -D point): for each width, the fraction
+   of the kernel's vector reads and writes that cross a line, times the
+   database's ``line_split`` cost, as extra cycles per port.
+
+Assumptions (stated in every report that uses the estimate):
+
+* arrays start on a cache-line boundary (as in the generated benchmark, and
+  as HPC codes allocate them); rows start wherever the row length puts them;
+* the vector loop starts at the innermost loop's first iteration and steps by
+  whole vectors (no peeling for alignment -- what gcc does for these loops);
+  a remainder shorter than a vector runs scalar and never splits;
+* every packed vector access of the block stands for the kernel accesses of
+  its kind (load or store) on average; loop-invariant and strided accesses
+  are not vector streams and are left out.
+
+A triangular nest, or any loop bound that is not a number after binding,
+falls back to uniformly distributed start addresses (a multiple of the
+element size), and says so.
+
+The cost table comes from the port-model database (``line_split``, see
+``databases/README.md``): extra cycles on a set of ports per split access.
+The extra cycles are added evenly to the ports of the set, which is the
+optimal balancing as long as those ports serve only uops with exactly that
+set (load-data ports, the ``L1D`` pseudo-port); the database loader does not
+check this, the database author must.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = ["VectorAccess", "SplitCost", "LineSplitRow", "LineSplitEstimate",
+           "vector_access_profile", "split_fractions", "estimate_line_splits"]
+
+VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
+# Memory forms that do not read or write one contiguous vector of the register's width.
+_NOT_A_VECTOR_STREAM = re.compile(
+    r"broadcast|gather|scatter|insert|extract|cvt|pmov[sz]x|ddup|prefetch|^v?mov[dq]$"
+    r"|^v?movhp|^v?movlp|^(?!v?p)[a-z0-9]*s[sd]$")
+_STORE_MNEMONIC = re.compile(r"^v?mov")
+
+
+@dataclass(frozen=True)
+class VectorAccess:
+    """``count`` packed vector loads or stores of ``vector_bytes`` per assembly iteration."""
+
+    kind: str            # 'load' | 'store'
+    vector_bytes: int
+    count: int
+
+
+@dataclass(frozen=True)
+class SplitCost:
+    """Extra cycles one split access of a kind and width costs, on a set of ports."""
+
+    kind: str
+    vector_bytes: int
+    ports: tuple[str, ...]
+    cycles: float
+
+
+@dataclass(frozen=True)
+class LineSplitRow:
+    kind: str
+    vector_bytes: int
+    count: int                    # vector accesses per assembly iteration
+    fraction: float               # share of them that crosses a line
+    cost: SplitCost | None        # None: the database has no cost for this form
+
+    @property
+    def extra_cycles(self) -> float:
+        return self.count * self.fraction * self.cost.cycles if self.cost else 0.0
+
+
+@dataclass(frozen=True)
+class LineSplitEstimate:
+    """Expected line splits of one assembly iteration and their extra port cycles."""
+
+    line_size: int
+    rows: tuple[LineSplitRow, ...]
+    assumption: str
+
+    @property
+    def per_port(self) -> dict[str, float]:
+        extra: dict[str, float] = {}
+        for row in self.rows:
+            if row.cost is None or not row.cost.ports:
+                continue
+            share = row.extra_cycles / len(row.cost.ports)
+            for port in row.cost.ports:
+                extra[port] = extra.get(port, 0.0) + share
+        return extra
+
+    @property
+    def modelled(self) -> bool:
+        return any(r.cost is not None and r.fraction > 0 for r in self.rows)
+
+    @property
+    def unmodelled(self) -> tuple[LineSplitRow, ...]:
+        return tuple(r for r in self.rows if r.cost is None and r.fraction > 0)
+
+    def describe(self, arch: str) -> str:
+        """One line for the report (empty if no access splits)."""
+        parts = [f"{100 * r.fraction:.0f} % of the {r.count} {r.vector_bytes}-B "
+                 f"{r.kind}{'s' if r.count > 1 else ''}" for r in self.rows if r.fraction > 0]
+        if not parts:
+            return ""
+        text = (f"line splits ({self.assumption}): {' and '.join(parts)} per assembly "
+                f"iteration cross a {self.line_size}-B line")
+        extra = self.per_port
+        if extra:
+            text += "; +" + ", ".join(f"{c:.2f} cy on {p}" for p, c in sorted(extra.items()))
+        if self.unmodelled:
+            text += f"; no split cost in the {arch} database for " + ", ".join(
+                f"{r.vector_bytes}-B {r.kind}s" for r in self.unmodelled) + " (counted as 0)"
+        return text
+
+    def to_dict(self) -> dict:
+        return {"line_size": self.line_size, "assumption": self.assumption,
+                "extra_cycles_per_port": self.per_port,
+                "accesses": [{"kind": r.kind, "vector_bytes": r.vector_bytes, "count": r.count,
+                              "split_fraction": r.fraction,
+                              "cycles_per_split": r.cost.cycles if r.cost else None,
+                              "ports": list(r.cost.ports) if r.cost else None}
+                             for r in self.rows]}
+
+
+# ------------------------------------------------------------------ stage 1: the block
+
+def vector_access_profile(instructions: Iterable[Any]) -> tuple[VectorAccess, ...]:
+    """Packed vector loads and stores (x86) of one assembly iteration, by width.
+
+    A memory operand counts if the instruction's widest register is xmm, ymm or
+    zmm and the form moves a whole register (no broadcast, gather, scalar
+    ``*sd``/``*ss``, conversion or half-width move). A move whose memory operand
+    is last (AT&T destination) is a store; every other memory operand a load.
+    """
+    counts: Counter = Counter()
+    for ins in instructions:
+        mems = [op for op in ins.operands if type(op).__name__ == "Memory"]
+        if not mems or mems[0].broadcast or _NOT_A_VECTOR_STREAM.search(ins.mnemonic):
+            continue
+        widths = [VECTOR_BYTES.get(_register_class(op)) for op in ins.operands
+                  if type(op).__name__ == "Register"]
+        width = max((w for w in widths if w), default=None)
+        if width is None:
+            continue
+        last_is_memory = type(ins.operands[-1]).__name__ == "Memory"
+        kind = "store" if last_is_memory and _STORE_MNEMONIC.match(ins.mnemonic) else "load"
+        counts[(kind, width)] += 1
+    return tuple(VectorAccess(k, w, n) for (k, w), n in sorted(counts.items()))
+
+
+def _register_class(reg: Any) -> str:
+    name = reg.name
+    for prefix in ("xmm", "ymm", "zmm"):
+        if name.startswith(prefix):
+            return prefix
+    return ""
+
+
+# ------------------------------------------------------------------ stage 2: the kernel
+
+def _affine(expr: Any, symbols: Sequence[Any]) -> tuple[list[int], int] | None:
+    """Integer coefficients of ``symbols`` and the constant of an affine expression."""
+    try:
+        coeffs = [int(expr.coeff(s)) for s in symbols]
+        const = expr.subs({s: 0 for s in symbols})
+        return coeffs, int(const)
+    except (TypeError, ValueError):
+        return None
+
+
+def _index_range(loop: Any) -> range | None:
+    try:
+        return range(int(loop.start), int(loop.end), int(loop.step))
+    except (TypeError, ValueError):
+        return None
+
+
+def _residues(values: Iterable[int], scale: int, line: int) -> Counter:
+    return Counter((scale * v) % line for v in values)
+
+
+def _combine(a: Counter, b: Counter, line: int) -> Counter:
+    out: Counter = Counter()
+    for ra, na in a.items():
+        for rb, nb in b.items():
+            out[(ra + rb) % line] += na * nb
+    return out
+
+
+def _uniform_fraction(element: int, width: int, line: int) -> float:
+    starts = range(0, line, element)
+    return sum((s % line) + width > line for s in starts) / len(starts)
+
+
+def split_fractions(kernel: Any, vector_bytes: int, line_size: int = 64
+                    ) -> tuple[float | None, float | None, bool]:
+    """(reads, writes, exact): the shares of the kernel's vector reads and writes of
+    ``vector_bytes`` that cross a ``line_size`` line, under the module's assumptions.
+
+    None where the kernel has no contiguous access of that kind; ``exact`` is
+    False when a loop bound was not a number and uniform start addresses were
+    assumed instead.
+    """
+    loops = kernel.loops
+    if not loops:
+        return None, None, True
+    symbols = [lp.symbol for lp in loops]
+    inner = loops[-1]
+    ranges = [_index_range(lp) for lp in loops]
+    exact = all(r is not None for r in ranges) and abs(inner.step) == 1
+    shares: dict[str, list[float]] = {"read": [], "write": []}
+    seen = set()
+    for acc in kernel.accesses:
+        array = kernel.arrays[acc.array]
+        if array.is_scalar or (acc.array, acc.kind, acc.linear_index) in seen:
+            continue
+        seen.add((acc.array, acc.kind, acc.linear_index))
+        affine = _affine(acc.linear_index, symbols)
+        if affine is None or affine[0][-1] != 1:
+            continue            # loop-invariant (in a register) or strided: no vector stream
+        element = array.element_size
+        if vector_bytes <= element:
+            continue
+        kind = "write" if acc.kind == "write" else "read"
+        if not exact:
+            shares[kind].append(_uniform_fraction(element, vector_bytes, line_size))
+            continue
+        shares[kind].append(_exact_fraction(affine, ranges, element, vector_bytes, line_size))
+    mean = {k: (sum(v) / len(v) if v else None) for k, v in shares.items()}
+    return mean["read"], mean["write"], exact
+
+
+def _exact_fraction(affine: tuple[list[int], int], ranges: Sequence[range], element: int,
+                    width: int, line: int) -> float:
+    """Share of the vectors of one access that cross a line (line-aligned array)."""
+    coeffs, const = affine
+    lanes = width // element
+    inner = ranges[-1]
+    starts = range(inner.start, inner.stop - lanes + 1, lanes) if inner.step > 0 else range(0)
+    if not starts:
+        return 0.0
+    dist = Counter({(element * const) % line: 1})
+    for coeff, values in zip(coeffs[:-1], ranges[:-1]):
+        dist = _combine(dist, _residues(_one_period(values, element * coeff, line), element * coeff,
+                                        line), line)
+    dist = _combine(dist, _residues(_one_period(starts, element, line), element, line), line)
+    total = sum(dist.values())
+    return sum(n for r, n in dist.items() if r + width > line) / total
+
+
+def _one_period(values: range, step_bytes: int, line: int) -> range:
+    """``values``, or one period of their byte residues if the range is long: the
+    residue distribution of a long range is that of one period (up to the partial
+    period at its end, which is ignored)."""
+    period = line // math.gcd(line, abs(step_bytes * values.step) or line)
+    return values if len(values) <= 4 * period else values[:period]
+
+
+# ------------------------------------------------------------------ costs
+
+def estimate_line_splits(kernel: Any, profile: Sequence[VectorAccess],
+                         costs: Sequence[SplitCost], line_size: int = 64
+                         ) -> LineSplitEstimate | None:
+    """Expected split accesses of the block and their extra cycles (None: no vectors)."""
+    if not profile:
+        return None
+    table = {(c.kind, c.vector_bytes): c for c in costs}
+    rows = []
+    exact_all = True
+    for width in sorted({a.vector_bytes for a in profile}):
+        reads, writes, exact = split_fractions(kernel, width, line_size)
+        exact_all &= exact
+        for access in profile:
+            if access.vector_bytes != width:
+                continue
+            share = reads if access.kind == "load" else writes
+            rows.append(LineSplitRow(access.kind, width, access.count, share or 0.0,
+                                     table.get((access.kind, width))))
+    assumption = ("arrays 64-B aligned, vector loop from the first iteration"
+                  if exact_all else "start addresses assumed uniform: a loop bound is not "
+                  "a number").replace("64-B", f"{line_size}-B")
+    return LineSplitEstimate(line_size, tuple(rows), assumption)
+
+
+def costs_from_table(table: Mapping[str, Any] | None, ports: Sequence[str], where: str
+                     ) -> tuple[SplitCost, ...]:
+    """Decode a database's ``line_split`` mapping: ``{load|store: {xmm|ymm|zmm:
+    {ports: [...], cycles: c}}}`` (ValueError with ``where`` on a bad entry)."""
+    if not table:
+        return ()
+    out = []
+    known = set(ports)
+    for kind, per_class in dict(table).items():
+        if kind == "source":
+            continue
+        if kind not in ("load", "store") or not isinstance(per_class, Mapping):
+            raise ValueError(f"{where}.{kind}: expected 'load' or 'store' with a mapping")
+        for cls, spec in per_class.items():
+            if cls not in VECTOR_BYTES or not isinstance(spec, Mapping):
+                raise ValueError(f"{where}.{kind}.{cls}: expected xmm/ymm/zmm with "
+                                 "'ports' and 'cycles'")
+            port_list = tuple(str(p) for p in spec.get("ports", ()))
+            bad = [p for p in port_list if p not in known]
+            if bad or not port_list:
+                raise ValueError(f"{where}.{kind}.{cls}.ports: {bad or 'empty'} not in 'ports'")
+            cycles = float(spec["cycles"])
+            if cycles < 0:
+                raise ValueError(f"{where}.{kind}.{cls}.cycles must be >= 0")
+            out.append(SplitCost(kind, VECTOR_BYTES[cls], port_list, cycles))
+    return tuple(out)
