@@ -382,34 +382,17 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
     seconds, cycles = result.seconds, result.cycles_total
     clock_hz, clock_source = clock.core_hz, f"calibrated: {clock.method}"
     notes: list[str] = []
-    volumes: list[LevelVolume] = []
+    volumes: tuple[LevelVolume, ...] = ()
     if chosen_backend == "likwid":
-        marked = build_benchmark(kernel, compiler=name, flags=chosen, threads=cores, likwid=True)
-        metrics = {lvl.name: lvl.performance_counter_metrics
-                   for lvl in machine.memory_hierarchy if lvl.performance_counter_metrics}
-        intel = "intel" in f"{machine.model_name} {machine.model_type}".lower()
-        counted, region_seconds, values = likwid_measurement(
-            str(marked.executable), [*program_arguments(kernel), str(result.repetitions)], cpus,
-            metrics, intel=intel, env=openmp_environment(cpus) if cores > 1 else None,
-            runner=runner)
-        if counted and region_seconds:
-            seconds, cycles = region_seconds, counted
-            clock_hz = counted / region_seconds
+        counted = _likwid_counts(kernel, machine, compiler=name, flags=chosen, cpus=cpus,
+                                 repetitions=result.repetitions, predictor=predictor,
+                                 runner=runner)
+        if counted.cycles and counted.seconds:
+            seconds, cycles = counted.seconds, counted.cycles
+            clock_hz = counted.cycles / counted.seconds
             clock_source = "core cycles counted by likwid-perfctr (CPU_CLK_UNHALTED_CORE)"
-        else:
-            notes.append("likwid-perfctr gave no core-cycle count; cycles are time x "
-                         "calibrated clock")
-        if metrics:
-            from kerncraft.models.transfers import predict_traffic
-            traffic = predict_traffic(kernel, machine, predictor, cores=cores)
-            lines = result.repetitions * per_repetition / ipc
-            for level, level_values in values.items():
-                for metric, value in level_values.items():
-                    volumes.append(LevelVolume(level, metric, value / lines,
-                                               _predicted_volume(traffic, level, metric)))
-        else:
-            notes.append("the machine file has no 'performance counter metrics': no data "
-                         "volumes measured")
+        notes += counted.notes
+        volumes = counted.volumes
     deviation = machine.clock / clock_hz - 1
     if chosen_backend == "timing" and abs(deviation) > CLOCK_TOLERANCE:
         notes.append(f"the machine file's clock ({machine.clock / 1e9:.3f} GHz) differs from "
@@ -424,8 +407,55 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
         compiler=name, flags=program.flags, repetitions=result.repetitions,
         iterations_per_repetition=per_repetition, iterations_per_cacheline=ipc,
         flops_per_iteration=kernel.total_flops, seconds=seconds, cycles=cycles,
-        time_source=result.time_source, runs=result.runs, volumes=tuple(volumes),
+        time_source=result.time_source, runs=result.runs, volumes=volumes,
         notes=tuple(notes))
+
+
+@dataclass(frozen=True)
+class _LikwidCounts:
+    seconds: float | None            # marker region time
+    cycles: float | None             # counted core cycles
+    volumes: tuple[LevelVolume, ...]
+    notes: tuple[str, ...]
+
+
+def _likwid_counts(kernel, machine, *, compiler: str, flags, cpus: Sequence[int],
+                   repetitions: int, predictor: str, runner: Runner | None) -> _LikwidCounts:
+    """Run the marker-API build of the benchmark under likwid-perfctr with the
+    repetition count the timing run settled on: core cycles and, when the machine
+    file has counter metrics, the data volume per level and cache line of work
+    beside the predicted one."""
+    from kerncraft.bench.program import build_benchmark, openmp_environment
+    from kerncraft.cache.traffic import iterations_per_cacheline
+    from kerncraft.codegen import program_arguments
+
+    cores = len(cpus)
+    marked = build_benchmark(kernel, compiler=compiler, flags=flags, threads=cores, likwid=True)
+    metrics = {lvl.name: lvl.performance_counter_metrics
+               for lvl in machine.memory_hierarchy if lvl.performance_counter_metrics}
+    intel = "intel" in f"{machine.model_name} {machine.model_type}".lower()
+    counted, region_seconds, values = likwid_measurement(
+        str(marked.executable), [*program_arguments(kernel), str(repetitions)], cpus,
+        metrics, intel=intel, env=openmp_environment(cpus) if cores > 1 else None,
+        runner=runner)
+    notes = []
+    if not (counted and region_seconds):
+        notes.append("likwid-perfctr gave no core-cycle count; cycles are time x "
+                     "calibrated clock")
+    volumes = []
+    if metrics:
+        from kerncraft.models.transfers import predict_traffic
+        traffic = predict_traffic(kernel, machine, predictor, cores=cores)
+        lines = repetitions * int(kernel.iteration_count()) / iterations_per_cacheline(
+            kernel, machine.cacheline_size)
+        for level, level_values in values.items():
+            for metric, value in level_values.items():
+                volumes.append(LevelVolume(level, metric, value / lines,
+                                           _predicted_volume(traffic, level, metric)))
+    else:
+        notes.append("the machine file has no 'performance counter metrics': no data "
+                     "volumes measured")
+    return _LikwidCounts(region_seconds, counted, tuple(volumes), tuple(notes))
 
 
 def _format(result: BenchmarkResult, unit: str) -> str:
