@@ -188,3 +188,25 @@ def test_builtin_stream_kernel_runs():
     assert 1e9 < result.bandwidth < 5e12
     with pytest.raises(Exception, match="unknown benchmark kernel"):
         streams.measure_builtin("stream", 32 * KiB)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc for the in-core part")
+def test_host_machine_file_overlaps_the_memory_transfer(tmp_path):
+    """machine-files/HOST.yml (this VM) declares the memory transfer overlapping, a choice
+    measured in benchmarks/RESULTS-validation.md: ECM for copy in memory is then the
+    largest of T_OL, T_nOL + T_L1L2 + T_L2L3 and T_L3MEM, not the sum."""
+    import json
+
+    from kerncraft.cli import main
+
+    host = load_machine("HOST")
+    assert [lvl.transfers_overlap for lvl in host.memory_hierarchy] == [False, False, False, True]
+    target = tmp_path / "copy.json"
+    assert main(["-p", "ECM", "-m", "HOST", "kernels/copy.c", "-D", "N", "16777216",
+                 "--json", str(target)]) == 0
+    ecm = json.loads(target.read_text())["points"][0]["models"]["ECM"]
+    t = ecm["contributions"]
+    in_cache = ecm["T_nOL"] + t["T_L1L2"] + t["T_L2L3"]
+    assert t["T_L3MEM"] > in_cache
+    assert ecm["overlapping"] == ["T_L3MEM"]
+    assert ecm["predictions"]["MEM"] == pytest.approx(max(ecm["T_OL"], in_cache, t["T_L3MEM"]))
