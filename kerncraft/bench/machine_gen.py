@@ -534,7 +534,8 @@ def _render_hierarchy(data: HostData) -> str:
               f"    threads per group: {cores * topo.threads_per_core}",
               "    upstream throughput: [full socket memory bandwidth, half-duplex]   "
               "# [measured] see benchmarks",
-              "    transfers overlap: false"]
+              "    transfers overlap: false   # [assumed] Intel: no overlap; check with "
+              "benchmarks/validation_table.py (it overlaps on the development VM)"]
     return "\n".join(lines) + "\n"
 
 
