@@ -27,7 +27,7 @@ import sympy
 
 import kerncraft
 from kerncraft.cache.layer_conditions import lc_analysis, predict_traffic_lc
-from kerncraft.cache.lc_hierarchy import DEFAULT_FILL_FACTOR, level_capacities
+from kerncraft.cache.lc_hierarchy import DEFAULT_FILL_FACTOR, WHOLE_SWEEP_FILL, level_capacities
 from kerncraft.cache.lc_streams import analyze_streams, decompose
 from kerncraft.cache.traffic import transfer_volumes
 from kerncraft.errors import DefineError, KerncraftError
@@ -117,6 +117,27 @@ def test_small_arrays_stay_in_cache_when_the_kernel_is_repeated(csx):
     # ... and without the repetition assumption it streams.
     r = lc_analysis(bundled("copy"), csx, repeated=False).evaluate({"N": 500})
     assert flows(r)["L1"] == (2, 1, 2, 1)
+
+
+def test_whole_working_set_may_fill_two_thirds(csx):
+    """The whole-sweep condition of a repeated kernel uses WHOLE_SWEEP_FILL = 2/3 of a
+    level (32 kB L1 of CSX: 21845.3 B), the reuse windows keep 1/2 (16384 B). triad touches
+    3 x 8 B per iteration: N=800 is 19200 B (fits 2/3, not 1/2: stays in L1), N=910 is
+    21840 B (still fits), N=911 is 21864 B (does not: streams from L2, 3 loads incl. the
+    write-allocate + 1 store per cache line)."""
+    assert WHOLE_SWEEP_FILL == pytest.approx(2 / 3)
+    caps = {c.name: c for c in level_capacities(csx)}
+    assert caps["L1"].sweep_usable == pytest.approx(32768 * 2 / 3)
+    assert caps["L3"].sweep_usable == pytest.approx((14680064 + 1048576) * 2 / 3)
+    assert flows(traffic(bundled("triad"), csx, N=800))["L1"] == (0, 0, 0, 0)
+    assert flows(traffic(bundled("triad"), csx, N=910))["L1"] == (0, 0, 0, 0)
+    assert flows(traffic(bundled("triad"), csx, N=911))["L1"] == (3, 1, 3, 1)
+    notes = lc_analysis(bundled("triad"), csx).evaluate({"N": 800}).notes
+    assert any("L1: layer condition 1 of 1 holds (reuse window whole sweep" in n
+               and "footprint 18.75 kB <= 21.33 kB" in n for n in notes), notes
+    # with a fill factor above 2/3 the fill factor wins
+    full = {c.name: c for c in level_capacities(csx, fill=1.0)}
+    assert full["L1"].sweep_usable == 32768
 
 
 # --- 2D 5-point stencil in every regime ---------------------------------------------

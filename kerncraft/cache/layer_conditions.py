@@ -217,6 +217,13 @@ class LayerConditionAnalysis:
     def constant_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.symbols)
 
+    def limit(self, cap: LevelCapacity, regime: int) -> float:
+        """Bytes condition ``regime`` may fill in level ``cap``: the usable size, or for
+        the whole working set of a repeated kernel the larger ``cap.sweep_usable``."""
+        if self.streams.is_whole_sweep(self.regimes[regime].window):
+            return cap.sweep_usable
+        return cap.usable
+
     def numeric(self, bindings: Mapping[str, int]) -> list[float]:
         """All compiled expressions at one point (footprints, rates, flag inputs)."""
         args = []
@@ -247,7 +254,7 @@ class LayerConditionAnalysis:
         rates: list[RegimeRates] = []
         floor = 0
         for cap in self.capacities:
-            r = max((i for i in range(nreg) if foot[i] <= cap.usable), default=0)
+            r = max((i for i in range(nreg) if foot[i] <= self.limit(cap, i)), default=0)
             r = max(r, floor)
             floor = r
             holding[cap.name] = r
@@ -298,7 +305,8 @@ def _level_conditions(cap: LevelCapacity, regimes: Sequence[Regime], streams: St
                          sympy.expand(u * reg.dirty))
         misses, stores = memo[key]
         evictions = misses if cap.role == "victim-owner" else stores
-        usable = int(cap.usable) if cap.usable == int(cap.usable) else round(cap.usable, 3)
+        limit = cap.sweep_usable if streams.is_whole_sweep(reg.window) else cap.usable
+        usable = int(limit) if limit == int(limit) else round(limit, 3)
         if reg.window is None:
             ineq, ineq_text = sympy.true, "True"
         else:   # text built from the cached footprint text: printing sympy is slow

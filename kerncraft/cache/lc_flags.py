@@ -97,7 +97,7 @@ def _holding_notes(analysis, foot, holding) -> list[str]:
         if reg.window is not None:
             cond = analysis.conditions[cap.name][r]
             text += (f" (reuse window {cond.window} = {cond.threshold_text} it, "
-                     f"footprint {_bytes(foot[r])} <= {_bytes(cap.usable)})")
+                     f"footprint {_bytes(foot[r])} <= {_bytes(analysis.limit(cap, r))})")
         else:
             text += " (no reuse window fits)" if last else " (no reuse in this kernel)"
         text += f"; kept: {', '.join(reg.hits) or '-'}; missed: {', '.join(reg.misses) or '-'}"
@@ -111,21 +111,22 @@ def _near_threshold_notes(analysis, foot, holding) -> list[str]:
     out = []
     for cap in analysis.capacities:
         r = holding[cap.name]
-        c = cap.usable
+        c = analysis.limit(cap, r)
         if r > 0 and foot[r] >= (1 - NEAR_THRESHOLD) * c:
             out.append(f"{cap.name}: near threshold - condition {r} fills "
                        f"{100 * foot[r] / c:.0f}% of the usable {_bytes(c)}; reuse may already "
                        "be partly lost (traffic between this and the next-lower condition)")
         if r + 1 < len(foot):
-            need = foot[r + 1]
+            need, c = foot[r + 1], analysis.limit(cap, r + 1)
             if need <= (1 + NEAR_THRESHOLD) * c:
                 out.append(f"{cap.name}: near threshold - condition {r + 1} needs {_bytes(need)},"
                            f" within {100 * NEAR_THRESHOLD:.0f}% of the usable {_bytes(c)}; "
                            "partial reuse likely (traffic between conditions "
                            f"{r} and {r + 1})")
-            elif need <= c / cap.fill and cap.fill < 1:
+            elif need <= cap.usable / cap.fill and c < cap.usable / cap.fill:
+                full = cap.usable / cap.fill
                 out.append(f"{cap.name}: condition {r + 1} needs {_bytes(need)}: more than the "
-                           f"{cap.fill:g} fill share but within the full {_bytes(c / cap.fill)};"
+                           f"{c / full:.2g} fill share but within the full {_bytes(full)};"
                            " an ideal LRU cache (and the simulator) may still keep that reuse")
     return out
 

@@ -20,6 +20,19 @@ level. An idealized fully-associative LRU cache keeps reuse up to the full
 size, so between 1/2 and 1 of a level the LC predictor is deliberately
 pessimistic (the near-threshold note says so when a point lands there).
 
+The whole working set of a repeated kernel (why 2/3)
+---------------------------------------------------
+The top condition of a kernel that runs repeatedly (benchmark, ECM steady
+state) is different: no new data streams through the cache, the same working
+set is swept again and again. Prefetchers then bring in nothing that is not
+part of it, and LRU keeps a cyclically swept set that fits. Measured on the
+development host (Ice Lake-SP, 48 kB L1, 1.25 MB L2): triad runs at L1 speed
+up to a 44 kB working set (92 % of L1), and the streaming benchmarks' size
+sweep leaves the L1 plateau at 83 % and the L2 plateau at 65 % of the level
+(benchmarks/host_machine_notes.md). The whole-sweep condition may therefore
+fill ``WHOLE_SWEEP_FILL`` = 2/3 of a level (or the fill factor, if larger),
+which stays at or below all three measurements except the L2 plateau (65 %).
+
 Shared caches
 -------------
 A level with ``cores per group > 1`` is shared. With ``cores=1`` the single
@@ -40,6 +53,9 @@ from kerncraft.errors import KerncraftError
 
 DEFAULT_FILL_FACTOR = 0.5
 """Share of a cache a layer condition may fill (see module doc for why 1/2)."""
+
+WHOLE_SWEEP_FILL = 2 / 3
+"""Share of a cache the whole working set of a repeated kernel may fill (module doc)."""
 
 Role = Literal["regular", "victim-owner", "victim-target"]
 
@@ -63,12 +79,19 @@ class LevelCapacity:
     ways: int
     cl_size: int
 
+    @property
+    def sweep_usable(self) -> float:
+        """Bytes the whole working set of a repeated kernel may fill (module doc)."""
+        return self.usable / self.fill * max(self.fill, WHOLE_SWEEP_FILL)
+
     def describe(self) -> str:
         text = f"{self.name}: {_kb(self.usable)} usable = {self.fill:g} x "
         if self.role == "victim-target":
             text += f"({_kb(self.share)} + {self.partner} share, exclusive victim cache)"
         else:
             text += _kb(self.share)
+        if self.sweep_usable != self.usable:
+            text += f" (whole working set: {_kb(self.sweep_usable)})"
         if self.cores_per_group > 1:
             text += (f" [shared by {self.cores_per_group} cores, {self.active_cores} active: "
                      f"{_kb(self.size)} / {self.active_cores}]")

@@ -159,11 +159,15 @@ class StreamAnalysis:
         return sympy.expand(sum((sympy.Rational(x.numerator, x.denominator) * p
                                  for x, p in zip(v, self.periods) if x), sympy.Integer(0)))
 
+    def is_whole_sweep(self, v: Vector | None) -> bool:
+        """True for the window of the virtual repetition loop (the whole working set)."""
+        return bool(v is not None and self.loops and self.loops[0] is REPEAT_LOOP and v[0])
+
     def describe(self, v: Vector | None) -> str:
         """Human-readable vector, e.g. ``j+1 i-1`` (loop names with steps)."""
         if v is None:
             return "-"
-        if self.loops and self.loops[0] is REPEAT_LOOP and v[0]:
+        if self.is_whole_sweep(v):
             return "whole sweep"
         parts = [f"{lp.index}{'+' if x > 0 else ''}{_fmt_fraction(x)}"
                  for lp, x in zip(self.loops, v) if x]
