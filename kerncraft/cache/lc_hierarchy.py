@@ -27,11 +27,12 @@ state) is different: no new data streams through the cache, the same working
 set is swept again and again. Prefetchers then bring in nothing that is not
 part of it, and LRU keeps a cyclically swept set that fits. Measured on the
 development host (Ice Lake-SP, 48 kB L1, 1.25 MB L2): triad runs at L1 speed
-up to a 44 kB working set (92 % of L1), and the streaming benchmarks' size
-sweep leaves the L1 plateau at 83 % and the L2 plateau at 65 % of the level
+up to a 44 kB working set (92 % of L1), and the load kernel's size sweep
+(three sizes per octave) steps down from the L1 plateau at ~45 kB (94 %) and
+from the L2 plateau between 1.0 and 1.26 MB (80-100 %; last size on it 813 kB)
 (benchmarks/host_machine_notes.md). The whole-sweep condition may therefore
 fill ``WHOLE_SWEEP_FILL`` = 2/3 of a level (or the fill factor, if larger),
-which stays at or below all three measurements except the L2 plateau (65 %).
+below all of these measurements.
 
 Shared caches
 -------------
