@@ -13,9 +13,10 @@ plateaus of ``benchmarks/host_machine_notes.md`` (L1 8-40 kB, L2 51-813 kB,
 L3 2-20 MB per core, memory beyond ~130 MB). Shapes: 1D ``N``; 2D ``M x 8M``;
 3D ``M x M x 8M`` (longer inner loops at L1 sizes); matvec ``N x N``; every inner
 trip count a multiple of 16 (no vector remainder loop); 1D arrays a multiple of
-4 KiB, so that the arrays do not sit a few cache lines below each other modulo
-4 KiB (4K aliasing of loads with earlier stores, which ECM does not model; see
-RESULTS-validation.md).
+4 KiB. (That kept the arrays from sitting a few cache lines below each other
+modulo 4 KiB -- 4K aliasing of loads with earlier stores, which ECM does not
+model; see RESULTS-validation.md. Since the second session the generated
+program spreads its arrays over a page itself, ``kerncraft.codegen.page_offsets``.)
 
 ``--remeasure-mem`` first measures the single-core memory bandwidths of the
 machine file's benchmark kernels again (built-in streaming kernels, the file's

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import sympy
 
-from kerncraft.codegen import (SUPPORT_C, constant_values, generate_c, program_arguments,
-                               stride_constants)
+from kerncraft.codegen import (SUPPORT_C, constant_values, generate_c, page_offsets,
+                               program_arguments, stride_constants)
 from kerncraft.errors import KernelError
 from kerncraft.kernel.parser import parse_kernel
 
@@ -79,9 +79,12 @@ def test_program_shape_for_triad():
     text = generate_c(kernel)
     assert "#pragma" not in text
     assert "const long N = kc_constant(argc, argv, 1);" in text
-    for name in "abc":
-        assert f"double *{name} = aligned_alloc(64, " in text
+    # three arrays a third of a page apart (4096 / 3 = 1365 -> 1344, a multiple of 64)
+    for name, offset in zip("abc", (0, 1344, 2688)):
+        assert f"char *kc_{name}_base = aligned_alloc(4096, " in text
+        assert f"double *{name} = (double *)(kc_{name}_base + {offset});" in text
         assert f"kc_init_double({name}, (long)kc_{name}_n);" in text
+        assert f"free(kc_{name}_base);" in text
         assert f"dummy({name});" in text
     assert "kc_init_double(&s, 1);" in text and "dummy(&s);" in text
     # the nest as written, after the initialisation and before the dummy calls
@@ -225,6 +228,13 @@ def test_missing_argument_is_reported_by_the_program(tmp_path):
 
 
 @needs_gcc
+def test_page_offsets_spread_arrays_over_a_page():
+    assert page_offsets(["a"]) == {"a": 0}
+    assert page_offsets(["a", "b"]) == {"a": 0, "b": 2048}
+    assert page_offsets(list("abcde")) == {"a": 0, "b": 768, "c": 1600, "d": 2432, "e": 3264}
+    assert all(v % 64 == 0 for v in page_offsets([f"x{i}" for i in range(20)]).values())
+
+
 def test_int_and_float_kernels_run(tmp_path):
     (tmp_path / "support.c").write_text(SUPPORT_C)
     src = ("int a[N], b[N];\nfloat x[N], y[N];\nlong s;\n"
@@ -232,7 +242,8 @@ def test_int_and_float_kernels_run(tmp_path):
            "  s += b[i];\n}\n")
     kernel = parse_kernel(src, "mixed.c").bind({"N": 100})
     text = generate_c(kernel, for_benchmark=True)
-    assert "int *a = aligned_alloc" in text and "float *x = aligned_alloc" in text
+    assert "int *a = (int *)(kc_a_base + 0);" in text
+    assert "float *x = (float *)(kc_x_base + 2048);" in text     # 3rd of 4 arrays: 2/4 page
     assert "long s;" in text and "kc_init_long(&s, 1);" in text
     out = _build_and_run(tmp_path, "mixed", text, program_arguments(kernel, repetitions=3),
                          ["-O2"])
