@@ -348,9 +348,9 @@ the isolated loops above (`--loop-probes`) and the microbenchmarks behind ICX.ym
    block and 2.04 cycles when it straddles a block boundary (isolated loops above).
    gcc aligns loops to 16 bytes at -O2/-O3 and not at all at -O1, so whether a
    5-instruction loop straddles depends on where the linker happens to put it. This
-   is why copy/update/triad/striad at -O1 and add/daxpy at -O2/-O3 measure ~2 cycles
-   where the model says 1 (the column *max(pred., blocks)* shows that this bound alone
-   removes these errors). The analyzer sees assembly text, not addresses, so it
+   is why the small streaming loops with 2 blocks (column *64-B blocks*; which ones
+   changes from build to build) measure ~2 cycles where the model says 1 (the column
+   *max(pred., blocks)* shows that this bound alone removes these errors). The analyzer sees assembly text, not addresses, so it
    cannot know; only a benchmark of the linked binary can.
 2. **Cache-line-split vector accesses (stencils at -O3, 512-bit stencil rows) -- now
    modelled.** Stencil neighbours `a[i-1]`, `a[i+1]` and rows whose length is not a

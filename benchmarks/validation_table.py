@@ -16,7 +16,7 @@ trip count a multiple of 16 (no vector remainder loop); 1D arrays a multiple of
 4 KiB. (That kept the arrays from sitting a few cache lines below each other
 modulo 4 KiB -- 4K aliasing of loads with earlier stores, which ECM does not
 model; see RESULTS-validation.md. Since the second session the generated
-program spreads its arrays over a page itself, ``kerncraft.codegen.page_offsets``.)
+program places its arrays within a page itself, ``kerncraft.codegen.page_offsets``.)
 
 ``--remeasure-mem`` first measures the single-core memory bandwidths of the
 machine file's benchmark kernels again (built-in streaming kernels, the file's

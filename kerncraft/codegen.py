@@ -8,13 +8,16 @@ compiler would really produce for it, we wrap it into a complete program:
   declares it with the ``malloc`` attribute, so the compiler knows that two
   arrays never overlap and needs no run-time alias checks, exactly as for
   separately allocated arrays in an application). Stack arrays would limit
-  the sizes and let the compiler see their (lack of) contents. The ``k``-th of
-  ``n`` arrays starts ``k * 4096 / n`` bytes (a multiple of 64) after a page
-  boundary (:func:`page_offsets`): arrays at the same offset within a page
-  make a load falsely wait for an earlier store to another array whose address
-  matches in the low 12 bits ("4K aliasing"; triad at N=1000 measured 4.7
-  instead of 2.9 cy/CL on the development host), an artefact of the
-  allocation that no model predicts.
+  the sizes and let the compiler see their (lack of) contents. Each array
+  starts at a chosen offset after a page boundary (:func:`page_offsets`): the
+  written arrays at 0, 64, ..., then the read-only ones, one cache line
+  further each. A load whose address matches an *earlier* store to another
+  array in the low 12 bits waits for it ("4K aliasing"), which happens when a
+  read array starts a little below a written one modulo 4 KiB, as the
+  allocator may place them: triad at N=1000 measured 4.7 instead of 2.8 cy/CL
+  on the development host. Reads above writes never match an earlier store;
+  spreading the arrays further apart (2 KiB) made a zmm copy loop 30 % slower
+  there (1.89 -> 2.4-2.7 cy/CL, measured), one line apart did not.
 * **Everything is opaque.** Arrays and scalars are initialised by
   ``kc_init_<type>()`` and all variables are handed to ``dummy(void *)``
   after the nest; both are external functions defined in a separate
@@ -286,7 +289,7 @@ def generate_c(kernel: KernelModel, *, bindings: Mapping[str, int] | None = None
             position += 1
         else:
             body.append(f"const long {name} = {literal};")
-    offsets = page_offsets(list(heap))
+    offsets = page_offsets(list(heap), {a.array for a in kernel.accesses if a.kind == "write"})
     for decl in decls:
         body.extend(_declaration(decl, kernel, heap.get(decl.name), gen,
                                  offsets.get(decl.name, 0)))
@@ -362,11 +365,14 @@ def _check_names(kernel: KernelModel) -> None:
                               f"'{_RESERVED_PREFIX}'); rename it", loc)
 
 
-def page_offsets(names: Sequence[str], page: int = PAGE) -> dict[str, int]:
-    """Offset of every heap array from a page boundary: the ``k``-th of ``n`` arrays
-    starts ``k * page / n`` bytes into its page (rounded down to ``ALIGNMENT``)."""
-    n = max(1, len(names))
-    return {name: (k * page // n) // ALIGNMENT * ALIGNMENT for k, name in enumerate(names)}
+def page_offsets(names: Sequence[str], written: Sequence[str] = (),
+                 page: int = PAGE) -> dict[str, int]:
+    """Offset of every heap array from a page boundary (module doc): the written
+    arrays first, then the read-only ones, one cache line (``ALIGNMENT``) apart,
+    so every array that is only read starts a little *above* every written one
+    modulo the page."""
+    order = [n for n in names if n in written] + [n for n in names if n not in written]
+    return {name: (k * ALIGNMENT) % page for k, name in enumerate(order)}
 
 
 def _declaration(decl: c_ast.Decl, kernel: KernelModel, dims: list | None,

@@ -79,8 +79,8 @@ def test_program_shape_for_triad():
     text = generate_c(kernel)
     assert "#pragma" not in text
     assert "const long N = kc_constant(argc, argv, 1);" in text
-    # three arrays a third of a page apart (4096 / 3 = 1365 -> 1344, a multiple of 64)
-    for name, offset in zip("abc", (0, 1344, 2688)):
+    # the written array first, then the read-only ones, one cache line apart
+    for name, offset in zip("abc", (0, 64, 128)):
         assert f"char *kc_{name}_base = aligned_alloc(4096, " in text
         assert f"double *{name} = (double *)(kc_{name}_base + {offset});" in text
         assert f"kc_init_double({name}, (long)kc_{name}_n);" in text
@@ -228,11 +228,12 @@ def test_missing_argument_is_reported_by_the_program(tmp_path):
 
 
 @needs_gcc
-def test_page_offsets_spread_arrays_over_a_page():
+def test_page_offsets_put_read_only_arrays_above_written_ones():
     assert page_offsets(["a"]) == {"a": 0}
-    assert page_offsets(["a", "b"]) == {"a": 0, "b": 2048}
-    assert page_offsets(list("abcde")) == {"a": 0, "b": 768, "c": 1600, "d": 2432, "e": 3264}
-    assert all(v % 64 == 0 for v in page_offsets([f"x{i}" for i in range(20)]).values())
+    assert page_offsets(["b", "a"], written=["a"]) == {"a": 0, "b": 64}
+    assert page_offsets(list("abcde"), written=["c", "e"]) == {
+        "c": 0, "e": 64, "a": 128, "b": 192, "d": 256}
+    assert page_offsets([f"x{i}" for i in range(65)])["x64"] == 0      # wraps at a page
 
 
 def test_int_and_float_kernels_run(tmp_path):
@@ -243,7 +244,9 @@ def test_int_and_float_kernels_run(tmp_path):
     kernel = parse_kernel(src, "mixed.c").bind({"N": 100})
     text = generate_c(kernel, for_benchmark=True)
     assert "int *a = (int *)(kc_a_base + 0);" in text
-    assert "float *x = (float *)(kc_x_base + 2048);" in text     # 3rd of 4 arrays: 2/4 page
+    # written: a, x (offsets 0, 64); read only: b, y (128, 192)
+    assert "float *x = (float *)(kc_x_base + 64);" in text
+    assert "int *b = (int *)(kc_b_base + 128);" in text
     assert "long s;" in text and "kc_init_long(&s, 1);" in text
     out = _build_and_run(tmp_path, "mixed", text, program_arguments(kernel, repetitions=3),
                          ["-O2"])
