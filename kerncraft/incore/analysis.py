@@ -63,6 +63,7 @@ class InCoreAnalysis(InCoreResult):
     # (kerncraft.incore.linesplit; applied per -D point by the ECM pipeline)
     vector_accesses: tuple = ()
     line_split_costs: tuple = ()
+    rob_size: int | None = None        # reorder-buffer entries of the port model
     graph: DepGraph | None = field(default=None, compare=False, repr=False)
     cp_edges: tuple[DepEdge, ...] = field(default=(), compare=False, repr=False)
     lcd_edges: tuple[tuple[DepEdge, ...], ...] = field(default=(), compare=False, repr=False)
@@ -183,6 +184,7 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         lcd_latencies=lcd_share, ports=balance.ports, bottleneck_ports=balance.bottleneck_ports,
         balancing=balance.method, fused_uops=fused, vector_accesses=vector_accesses,
         line_split_costs=tuple(getattr(model, "line_split", ()) or ()),
+        rob_size=getattr(model, "rob_size", None),
         graph=graph, cp_edges=cp.edges,
         lcd_edges=chain_edges)
 

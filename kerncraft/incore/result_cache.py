@@ -45,7 +45,7 @@ __all__ = ["FORMAT_VERSION", "analyzer_fingerprint", "database_fingerprint", "re
            "analysis_essentials"]
 
 #: Bump when the stored document changes shape.
-FORMAT_VERSION = "2"
+FORMAT_VERSION = "3"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent          # .../kerncraft
 #: Where the bundled port-model databases live (same as
@@ -170,7 +170,7 @@ def store(key: str, doc: Mapping[str, Any]) -> bool:
 _SELECTION_FIELDS = ("index", "pointer_increment", "unroll", "simd_width", "outer_unroll",
                      "iterations_per_asm_iteration", "mode", "explanation")
 _ANALYSIS_FIELDS = ("arch", "throughput", "critical_path", "lcd", "frontend", "unknown_forms",
-                    "notes", "ports", "bottleneck_ports", "balancing")
+                    "notes", "ports", "bottleneck_ports", "balancing", "fused_uops", "rob_size")
 
 
 def selection_essentials(selection) -> dict:
@@ -242,7 +242,7 @@ class CachedAnalysis(_Lazy):
 
     def __init__(self, doc: Mapping[str, Any], full: Callable[[], Any]):
         fields = {f: doc.get(f) for f in _ANALYSIS_FIELDS}
-        for f in ("unknown_forms", "notes", "ports", "bottleneck_ports"):
+        for f in ("unknown_forms", "notes", "ports", "bottleneck_ports", "fused_uops"):
             fields[f] = tuple(fields[f] or ())
         fields["port_totals"] = {p: c for p, c in doc["port_totals"]}
         from kerncraft.incore.linesplit import SplitCost, VectorAccess   # light module

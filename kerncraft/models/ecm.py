@@ -37,6 +37,7 @@ def _incore_lines(incore, verbose: int) -> list[str]:
     split_text = incore.line_splits.describe(incore.arch) if incore.line_splits else ""
     if split_text:
         lines.append(f"  {split_text}")
+    lines += [f"  note: {note}" for note in incore.notes]
     if verbose:
         lines.append("  " + incore.selection.describe().replace("\n", "\n  "))
         from kerncraft.incore.report import format_report

@@ -56,6 +56,7 @@ class InCorePrediction:
     t_ol_source: str               # which bound sets T_OL
     incore_model: str = "kerncraft"   # 'kerncraft' | 'LLVM-MCA' | 'OSACA'
     line_splits: Any = None        # kerncraft.incore.linesplit.LineSplitEstimate | None
+    notes: tuple[str, ...] = ()    # model caveats for the report (row_overlap)
 
     @property
     def port_cycles(self) -> dict[str, float]:
@@ -98,6 +99,8 @@ class InCorePrediction:
                 "non_overlapping_ports": list(self.non_overlapping_ports)}
         if self.line_splits is not None:
             data["line_splits"] = self.line_splits.to_dict()
+        if self.notes:
+            data["model_notes"] = list(self.notes)
         if self.incore_model != "kerncraft":
             data["incore_model"] = self.incore_model
             data["simulated_cy_per_cl"] = per_cl(getattr(a, "simulated", None))
@@ -236,9 +239,15 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
               "loop-carried dependency": (analysis.lcd or 0.0) * scale,
               "front end": (analysis.frontend or 0.0) * scale}
     source = max(bounds, key=bounds.get)
+    notes = ()
+    if tool == "kerncraft" and source == "loop-carried dependency":
+        from kerncraft.models.row_overlap import row_overlap_note
+        other = max(bounds["port throughput"], bounds["front end"], t_nol)
+        note = row_overlap_note(kernel, selection, analysis, scale, other)
+        notes = (note,) if note else ()
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
     return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
-                            nol, bounds[source], t_nol, source, tool, splits)
+                            nol, bounds[source], t_nol, source, tool, splits, notes)
 
 
 def tool_architecture(machine, tool: str) -> str:

@@ -1,0 +1,78 @@
+"""When the loop-carried-dependency bound is pessimistic: chains that restart per row.
+
+The LCD bound assumes one endless chain. In ``y[i] += A[i][j] * x[j]`` (``j``
+innermost) the chain runs through the accumulator of ``y[i]`` and starts anew
+with every ``i``: consecutive rows are independent, and out-of-order
+execution overlaps the end of one row's chain with the start of the next as
+far as the reorder buffer reaches. Measured on the development host (matvec,
+benchmarks/RESULTS-validation.md): rows of 48 elements run at 14.0 cy/CL
+against an LCD bound of 32, rows of 208 at 22.8, rows of 1024 at the bound.
+A simple "rows in the ROB" formula did not fit all three, so the model keeps
+the LCD bound and the report says how far it may be off: this module finds
+such kernels and writes the note.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["row_overlap_note", "MIN_ROWS_IN_ROB"]
+
+MIN_ROWS_IN_ROB = 0.25
+"""Below this share of a row in the reorder buffer no note (matvec rows of 1024 on the host:
+0.14 of a row fits, and the measurement met the bound)."""
+
+
+def _restart_targets(kernel: Any) -> list[str] | None:
+    """Written elements that stay in a register through the innermost loop and change
+    with an enclosing loop (``y[i]``); None if a scalar is written (its chain may run
+    through the whole nest) or there is no such element."""
+    if len(kernel.loops) < 2:
+        return None
+    inner = kernel.loops[-1].symbol
+    outer = {lp.symbol for lp in kernel.loops[:-1]}
+    targets = []
+    for acc in kernel.accesses:
+        if acc.kind != "write":
+            continue
+        if kernel.arrays[acc.array].is_scalar:
+            return None
+        free = acc.linear_index.free_symbols
+        if inner in free:
+            continue
+        if not free & outer:
+            return None
+        targets.append(acc.array)
+    return sorted(set(targets)) or None
+
+
+def row_overlap_note(kernel: Any, selection: Any, analysis: Any, scale: float,
+                     other_bound: float) -> str | None:
+    """The note for an LCD-bound prediction whose chain restarts per row, or None.
+
+    ``scale`` converts cycles per assembly iteration into cy/CL; ``other_bound`` is
+    the largest other in-core bound (port throughput, front end) in cy/CL.
+    """
+    targets = _restart_targets(kernel)
+    lcd = getattr(analysis, "lcd", None)
+    if not targets or not lcd:
+        return None
+    inner = kernel.loops[-1]
+    try:
+        trips = int(inner.trip_count())
+    except (TypeError, ValueError):
+        return None
+    asm_iterations = trips / selection.iterations_per_asm_iteration
+    uops = sum(getattr(analysis, "fused_uops", ()) or ())
+    rob = getattr(analysis, "rob_size", None)
+    if not (uops and rob and asm_iterations):
+        return None
+    rows = rob / (asm_iterations * uops)
+    if rows < MIN_ROWS_IN_ROB:
+        return None
+    names = ", ".join(targets)
+    return (f"the loop-carried chain restarts with every row ({names} "
+            f"{'changes' if len(targets) == 1 else 'change'} with the enclosing loop) and the "
+            f"{rob}-entry reorder buffer holds {rows:.2g} row(s) ({asm_iterations:g} assembly "
+            f"iterations x {uops} uops): out-of-order execution can overlap consecutive rows, "
+            f"so the LCD bound {lcd * scale:.2f} cy/CL may be pessimistic, down to "
+            f"{other_bound:.2f} cy/CL (kerncraft/models/row_overlap.py has measurements)")
