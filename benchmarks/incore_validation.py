@@ -364,8 +364,9 @@ the isolated loops above (`--loop-probes`) and the microbenchmarks behind ICX.ym
    2d-5pt / 3d-7pt / uxx at -O3 went from -40 / -38 / -42 % to -17 / -14 / -21 %,
    2d-5pt with zmm from -55 % to -3 % (the notes give the TP without splits). What
    remains is about what the scalar -O1/-O2 versions of the same kernels show
-   (-7 to -22 %, item 4). Other databases have no measured split costs: their
-   reports list the split accesses and count them as free.
+   (-7 to -22 %, item 4). SKX/CSX charge split loads the same way (published facts,
+   see SKX.yml), not stores; SPR, Zen and TX2 list the split accesses and count them
+   as free.
 3. **Loop-carried chains of consecutive inner loops overlap (over-predictions:
    matvec, gs-2d-5pt).** The LCD bound assumes one endless loop. With 128-iteration
    rows, out-of-order execution (352-entry ROB) starts the next row's independent

@@ -411,7 +411,14 @@ DAXPY = Case(
 #     Next level 2.0: {2D,3D} 4 loads -> 2.0; {0,1}: 3 add + 1 mul = 4 -> 2.0
 #     ({0,1,5,6} as a whole: 4 + 2 + 1 = 7 / 4 = 1.75 < 2, so 0 and 1 stay FP only).
 #     Then {5,6}: add, cmp, jne = 3 uops, jne fixed on 6 -> 1.5 each. {4}: 1.0.
-#     T_OL = 2.5 * 2 = 5.0; T_nOL = 2.0 * 2 = 4.0; LCD 2.0; front end 8 fused uops
+#     Line splits (kerncraft/incore/linesplit.py; rows of 8000 B start on a line, the
+#     32-B vectors at i = 1, 5, ...): a[j][i-1] at byte 0, 32 (no split), a[j][i+1] at
+#     16, 48 and a[j+-1][i] at 8, 40 (every second splits): 3/8 of the 4 loads = 1.5
+#     split loads per asm iteration, each one more cycle on {2D,3D} (SKX.yml
+#     line_split) -> 2D, 3D 2.0 + 0.75 = 2.75 each. (b[j][i] splits every second
+#     store too; SKX.yml has no store cost.) The same 3/8 for N = 500: rows of 4000 B
+#     start alternately at 0 and 32 mod 64, which shifts every pattern by half a line.
+#     T_OL = 2.5 * 2 = 5.0; T_nOL = 2.75 * 2 = 5.5; LCD 2.0; front end 8 fused uops
 #     (load, 3 add+load, mul, store, add, cmp+jne) -> 2.0 * 2 = 4.0.
 #     Critical path: 7 (load) + 3 * 4 (dependent adds) + 4 (mul) = 23 per asm iteration.
 # (2) Layer conditions (footprints, docs/layer-conditions.md section 2): the group a has
@@ -429,18 +436,19 @@ DAXPY = Case(
 #     L2-L3: L2 misses a[j+1][i] and WA b, both from memory (L3 keeps nothing more than
 #            L2); 2 victims (a clean, b dirty) -> max(0, 2) * 4 = 8.0 cy.
 #     L3-MEM: 2 loads + 1 store = 192 B, copy benchmark -> 21.978 cy.
-#     ECM: T_L1 = max(5, 4) = 5; T_L2 = max(5, 4+5) = 9; T_L3 = 4+5+8 = 17;
-#     T_MEM = 17 + 21.978 = 38.978. n_s = ceil(38.978 / 8.7575 = 4.451) = 5.
-#     Scaling: 1: 38.978 core; 2: max(19.489, 11.945) core; 4: max(9.7445, 9.7859)
-#     memory (just); 5: max(7.796, 192/(34.45*0.6 = 20.67) = 9.289) memory;
+#     ECM: T_L1 = max(5, 5.5) = 5.5; T_L2 = 5.5+5 = 10.5; T_L3 = 5.5+5+8 = 18.5;
+#     T_MEM = 18.5 + 21.978 = 40.478. n_s = ceil(40.478 / 8.7575 = 4.622) = 5.
+#     Scaling: 1: 40.478 core; 2: max(20.239, 11.945) core; 4: max(10.1195, 9.7859)
+#     core; 5: max(8.0956, 192/(34.45*0.6 = 20.67) = 9.289) memory;
 #     10: 8.777; 20: 4.381 memory.
-#     Units: 32 FLOP per CL: T_L1 -> 32 * 2.5e9 / 5 = 16 GFLOP/s; T_MEM -> 2.052 GFLOP/s.
+#     Units: 32 FLOP per CL: T_L1 -> 32 * 2.5e9 / 5.5 = 14.55 GFLOP/s; T_MEM -> 1.976
+#     GFLOP/s.
 #     Roofline (copy benchmark): L1 5 accesses * 8 B * 8 = 320 B at 279.30 GB/s ->
 #     2.864 cy; L2 320 B at 103.365 -> 7.740; L3 128 B at 35.445 -> 9.028; MEM 192 B at
 #     21.84 -> 21.978; compute 32 / 32 = 1.0. Bottleneck MEM, AI 32/192 = 0.1667,
-#     32 * 2.5e9 / 21.978 = 3.640 GFLOP/s; RooflineASM: in-core 5.0 -> MEM, 3.640 GFLOP/s.
-_S2D_T_MEM = 4.0 + 5.0 + 8.0 + copy_mem_cycles(192, 1)
-_PORTS_2D5PT = ports(p0=2.0, p1=2.0, p2=2.5, p3=2.5, p2D=2.0, p3D=2.0, p4=1.0, p5=1.5,
+#     32 * 2.5e9 / 21.978 = 3.640 GFLOP/s; RooflineASM: in-core 5.5 -> MEM, 3.640 GFLOP/s.
+_S2D_T_MEM = 5.5 + 5.0 + 8.0 + copy_mem_cycles(192, 1)
+_PORTS_2D5PT = ports(p0=2.0, p1=2.0, p2=2.5, p3=2.5, p2D=2.75, p3D=2.75, p4=1.0, p5=1.5,
                      p6=1.5)
 S2D = Case(
     name="2d-5pt", kernel="2d-5pt.c", defines={"N": 1000, "M": 1000}, flops_per_it=4,
@@ -448,10 +456,10 @@ S2D = Case(
     it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
     critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
     links=((4, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
-    predictions=(5.0, 4.0 + 5.0, 4.0 + 5.0 + 8.0, _S2D_T_MEM),
+    predictions=(5.5, 5.5 + 5.0, 5.5 + 5.0 + 8.0, _S2D_T_MEM),
     saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
     scaling={1: (_S2D_T_MEM, False), 2: (_S2D_T_MEM / 2, False),
-             4: (copy_mem_cycles(192, 4), True), 5: (copy_mem_cycles(192, 5), True),
+             4: (_S2D_T_MEM / 4, False), 5: (copy_mem_cycles(192, 5), True),
              10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
     lc_notes=("L1: layer condition 1 of 3 holds (reuse window i+2 = 2 it, footprint 80 B",
               "L2: layer condition 2 of 3 holds (reuse window j+1 i-1 = N - 3 it, "
@@ -469,20 +477,21 @@ S2D = Case(
 #     fit L3 -> data in memory. L1, L2, L3: condition 2.
 #     L1-L2: a[j+1][i] + WA b = 2 loads, b = 1 store -> 3.0 cy.
 #     L2-L3 and L3-MEM as for N = 1000: 8.0 cy and 192 B -> 21.978 cy.
-#     ECM: T_L1 = 5; T_L2 = max(5, 4+3) = 7; T_L3 = 4+3+8 = 15; T_MEM = 15 + 21.978 =
-#     36.978; n_s = ceil(36.978 / 8.7575 = 4.222) = 5.
-#     Scaling: 1: 36.978 core; 2: 18.489 core; 4: max(9.2445, 9.786) memory;
+#     ECM (T_nOL 5.5 with the split loads, as for N = 1000): T_L1 = 5.5; T_L2 = 5.5+3 =
+#     8.5; T_L3 = 5.5+3+8 = 16.5; T_MEM = 16.5 + 21.978 = 38.478;
+#     n_s = ceil(38.478 / 8.7575 = 4.394) = 5.
+#     Scaling: 1: 38.478 core; 2: 19.239 core; 4: max(9.6195, 9.786) memory;
 #     5: 9.289 memory; 10: 8.777; 20: 4.381.
 #     Roofline: L2 now 3 CL = 192 B -> 192 * 2.5 / 103.365 = 4.644 cy; the rest as for
 #     N = 1000 -> bottleneck MEM, 3.640 GFLOP/s.
-_S2D5_T_MEM = 4.0 + 3.0 + 8.0 + copy_mem_cycles(192, 1)
+_S2D5_T_MEM = 5.5 + 3.0 + 8.0 + copy_mem_cycles(192, 1)
 S2D_ROWS_IN_L1 = Case(
     name="2d-5pt-N500", kernel="2d-5pt.c", defines={"N": 500, "M": 10000}, flops_per_it=4,
     ports_per_asm_it=_PORTS_2D5PT,
     it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
     critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
     links=((2, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
-    predictions=(5.0, 4.0 + 3.0, 4.0 + 3.0 + 8.0, _S2D5_T_MEM),
+    predictions=(5.5, 5.5 + 3.0, 5.5 + 3.0 + 8.0, _S2D5_T_MEM),
     saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
     scaling={1: (_S2D5_T_MEM, False), 2: (_S2D5_T_MEM / 2, False),
              4: (copy_mem_cycles(192, 4), True), 5: (copy_mem_cycles(192, 5), True),
@@ -517,7 +526,12 @@ S2D_ROWS_IN_L1 = Case(
 #     {2,3}: 8 + 1 = 9 AGU uops -> 4.5 each (maximum). {2D,3D}: 8 -> 4.0 each.
 #     {0,1}: 5 add + 1 mul + 1 FMA = 7 -> 3.5 ({0,1,5,6}: 10/4 = 2.5 < 3.5).
 #     {5,6}: add, cmp, jne -> 1.5 each. {4}: 1.0.
-#     T_OL = 4.5 * 2 = 9.0; T_nOL = 4.0 * 2 = 8.0 (the stack load of cmpq counts);
+#     Line splits (rows of 1600 B and planes start on a line; 32-B vectors from i = 1):
+#     a[k][j][i-1] at 0, 32 never splits; a[k][j][i], a[k][j][i+1] (8 resp. 16 B in)
+#     and the four neighbours in j and k (8 B in) split every second vector: 3/7 of the
+#     7 vector loads = 3 split loads per asm iteration (the cmpq stack load is no vector)
+#     -> 2D, 3D 4.0 + 1.5 = 5.5 each (SKX.yml line_split: one more load-data cycle).
+#     T_OL = 4.5 * 2 = 9.0; T_nOL = 5.5 * 2 = 11.0 (the stack load of cmpq counts);
 #     LCD 2.0; front end: load, 5 add+load, mul, FMA+load, store, add, cmp(mem)+jne =
 #     11 fused uops -> 2.75 * 2 = 5.5. Critical path 7 + 5*4 + 4 (mul) + 4 (FMA) = 35.
 # (2) Layer conditions: group a with 7 members, lead a[k+1][j][i]; gaps (1,-1,0) =
@@ -534,30 +548,31 @@ S2D_ROWS_IN_L1 = Case(
 #            every one of the 4 lines filled into L2 evicts one line to L3 -> 4 stores;
 #            full duplex max(2, 4) * 64 / 16 = 16.0 cy.
 #     L3-MEM: a[k+1][j][i] + WA b = 2 loads, b = 1 store = 192 B (copy) -> 21.978 cy.
-# (3) T_L1 = max(9, 8) = 9; T_L2 = max(9, 8+5) = 13; T_L3 = 8+5+16 = 29;
-#     T_MEM = 29 + 21.978 = 50.978; n_s = ceil(50.978 / 8.7575 = 5.821) = 6.
-#     Scaling: 1: 50.978 core; 2: 25.489 core; 5: max(10.196, 9.289) core;
-#     6: max(8.496, 192/(35.60*0.6 = 21.36) = 8.989) memory; 10: 8.777; 20: 4.381.
-# (4) 64 FLOP per CL: T_L1 -> 64 * 2.5e9 / 9 = 17.78 GFLOP/s; T_MEM -> 3.139 GFLOP/s.
+# (3) T_L1 = max(9, 11) = 11; T_L2 = 11+5 = 16; T_L3 = 11+5+16 = 32;
+#     T_MEM = 32 + 21.978 = 53.978; n_s = ceil(53.978 / 8.7575 = 6.164) = 7.
+#     Scaling: 1: 53.978 core; 2: 26.989 core; 5: max(10.796, 9.289) core;
+#     6: max(8.9963, 192/(35.60*0.6 = 21.36) = 8.989) core (by 0.1 %); 10: 8.777;
+#     20: 4.381.
+# (4) 64 FLOP per CL: T_L1 -> 64 * 2.5e9 / 11 = 14.55 GFLOP/s; T_MEM -> 2.964 GFLOP/s.
 # (5) Roofline (copy): L1 8 accesses * 8 B * 8 = 512 B at 279.30 -> 4.583 cy; L2 5 CL =
 #     320 B at 103.365 -> 7.740; L3 2 + 4 = 6 CL = 384 B (loads and victims on the
 #     full-duplex L2-L3 link) at 23.63 * 2 = 47.26 GB/s (the copy benchmark in L3 moved
 #     b + WA a in and both lines back as victims: 32 B per 16 nominal) -> 20.313;
 #     MEM 192 B -> 21.978; compute 64 / 32 = 2.0. Bottleneck MEM, AI 64/192 = 0.3333,
-#     64 * 2.5e9 / 21.978 = 7.280 GFLOP/s. RooflineASM: in-core 9.0 < 21.978 -> MEM.
-_S3D_T_MEM = 8.0 + 5.0 + 16.0 + copy_mem_cycles(192, 1)
+#     64 * 2.5e9 / 21.978 = 7.280 GFLOP/s. RooflineASM: in-core 11.0 < 21.978 -> MEM.
+_S3D_T_MEM = 11.0 + 5.0 + 16.0 + copy_mem_cycles(192, 1)
 S3D = Case(
     name="3d-7pt", kernel="3d-7pt.c", defines={"N": 200, "M": 200, "L": 200},
     flops_per_it=8,
-    ports_per_asm_it=ports(p0=3.5, p1=3.5, p2=4.5, p3=4.5, p2D=4.0, p3D=4.0, p4=1.0, p5=1.5,
+    ports_per_asm_it=ports(p0=3.5, p1=3.5, p2=4.5, p3=4.5, p2D=5.5, p3D=5.5, p4=1.0, p5=1.5,
                            p6=1.5),
     it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=11 / 4,
     critical_path_per_asm_it=7.0 + 5 * 4.0 + 4.0 + 4.0, t_ol_source="port throughput",
     links=((4, 1), (2, 4), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
-    predictions=(9.0, 8.0 + 5.0, 8.0 + 5.0 + 16.0, _S3D_T_MEM),
-    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=6,
+    predictions=(11.0, 11.0 + 5.0, 11.0 + 5.0 + 16.0, _S3D_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=7,
     scaling={1: (_S3D_T_MEM, False), 2: (_S3D_T_MEM / 2, False),
-             5: (_S3D_T_MEM / 5, False), 6: (copy_mem_cycles(192, 6), True),
+             5: (_S3D_T_MEM / 5, False), 6: (_S3D_T_MEM / 6, False),
              10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
     lc_notes=("L1: layer condition 2 of 4 holds (reuse window j+1 i-1 = N - 3 it, "
               "footprint 9.25 kB",
@@ -717,8 +732,8 @@ def test_ecm_units_spot_values(csx):
     copy = ecm_model(bound(COPY), csx, args(unit="cy/It")).data["predictions_in_unit"]
     assert (copy["L1"], copy["L2"], copy["L3"]) == (approx(0.25), approx(0.5), approx(1.5))
     s3d = ecm_model(bound(S3D), csx, args(unit="It/s")).data["predictions_in_unit"]
-    assert s3d["L1"] == approx(20e9 / 9.0)                  # 2.22 GIt/s
-    assert s3d["L2"] == approx(20e9 / 13.0)                 # 1.54 GIt/s
+    assert s3d["L1"] == approx(20e9 / 11.0)                 # 1.82 GIt/s
+    assert s3d["L2"] == approx(20e9 / 16.0)                 # 1.25 GIt/s
 
 
 # --------------------------------------------------------------------------- Roofline
@@ -776,10 +791,11 @@ def test_roofline_asm(csx, case):
 # 3.79 MiB) fits L3's 7.5 MiB -> L3: condition 3 of 3, nothing goes to memory in the
 # steady state of repeated sweeps: T_L3MEM = 0. L1, L2 as for N = 500 above (3 rows fit
 # L1): T_L1L2 = 3.0; L2 misses a[j+1][i] and WA b now come from L3 (2 loads) and
-# 2 victims go to L3: max(2, 2) * 4 = 8.0.
-# ECM: { 5 || 4 | 3 | 8 | 0 }: T_L1 5, T_L2 7, T_L3 15, T_MEM 15.
+# 2 victims go to L3: max(2, 2) * 4 = 8.0. T_nOL 5.5 with the split loads (rows of
+# 4000 B, as for N = 500 above).
+# ECM: { 5 || 5.5 | 3 | 8 | 0 }: T_L1 5.5, T_L2 8.5, T_L3 16.5, T_MEM 16.5.
 # There is no memory traffic, so the memory interface never saturates: n_s is
-# undefined (infinite) and every row of the scaling table is core bound (15 / n).
+# undefined (infinite) and every row of the scaling table is core bound (16.5 / n).
 IN_L3 = {"N": 500, "M": 500}
 
 
@@ -793,17 +809,18 @@ def test_ecm_2d5pt_in_l3(csx):
     links = {link["name"]: link for link in data["links"]}
     assert (links["T_L2L3"]["loads_cl"], links["T_L2L3"]["stores_cl"]) == (2.0, 2.0)
     assert (links["T_L3MEM"]["loads_cl"], links["T_L3MEM"]["stores_cl"]) == (0.0, 0.0)
-    assert list(data["predictions"].values()) == [approx(5.0), approx(7.0), approx(15.0),
-                                                  approx(15.0)]
+    assert list(data["predictions"].values()) == [approx(5.5), approx(8.5), approx(16.5),
+                                                  approx(16.5)]
     # Scaling: n active cores share the L3 group (docs/layer-conditions.md). The whole
-    # sweep (2 arrays * 500*500*8 B = 3.81 MiB) needs the usable 0.5 * (14/n + 1) MiB:
-    # n = 1: 7.5 MiB, n = 2: 4.0 MiB -> still fits, no memory traffic: 15 / n.
+    # sweep (2 arrays * 500*500*8 B = 3.81 MiB) may fill 2/3 * (14/n + 1) MiB (the
+    # whole-working-set share): n = 1: 10 MiB, n = 2: 5.33 MiB -> still fits, no memory
+    # traffic: 16.5 / n.
     table = {p["cores"]: p for p in data["scaling"]}
-    assert table[1]["cycles_per_cl"] == approx(15.0)
-    assert table[2]["cycles_per_cl"] == approx(7.5)
+    assert table[1]["cycles_per_cl"] == approx(16.5)
+    assert table[2]["cycles_per_cl"] == approx(8.25)
     assert table[1]["memory_bound"] is table[2]["memory_bound"] is False
-    # n = 3: 0.5 * (14/3 + 1) = 2.83 MiB < 3.81 MiB -> only the 3-rows condition holds in L3
-    # (as for the N=500, M=10000 case): T_MEM(3) = _S2D5_T_MEM = 36.98 cy for one core, and
+    # n = 3: 2/3 * (14/3 + 1) = 3.78 MiB < 3.81 MiB -> only the 3-rows condition holds in L3
+    # (as for the N=500, M=10000 case): T_MEM(3) = _S2D5_T_MEM = 38.48 cy for one core, and
     # T_L3MEM(3) = 192 B at the copy bandwidth of 3 cores (30.55 GB/s * 1.5).
     t_mem3 = _S2D5_T_MEM
     t_l3mem3 = 192 / bpc(30.55, COPY_WA)

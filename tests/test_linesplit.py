@@ -134,10 +134,22 @@ def test_estimate_with_icx_costs():
 def test_estimate_without_costs_reports_but_adds_nothing():
     profile = (ls.VectorAccess("load", 32, 4), ls.VectorAccess("store", 32, 1))
     est = ls.estimate_line_splits(bundled("2d-5pt", N=1000, M=1000), profile,
-                                  load_database("CSX").line_split)
+                                  load_database("SPR").line_split)
     assert est.per_port == {} and len(est.unmodelled) == 2
-    assert "no split cost in the CSX database" in est.describe("CSX")
+    assert "no split cost in the SPR database for 32-B loads, 32-B stores" in est.describe("SPR")
     assert ls.estimate_line_splits(bundled("triad", N=100), (), ()) is None
+
+
+def test_skx_and_csx_charge_split_loads_only():
+    """SKX.yml (inherited by CSX): one more load-data cycle per split load, no store cost."""
+    costs = load_database("CSX").line_split
+    assert {(c.kind, c.vector_bytes) for c in costs} == {("load", 16), ("load", 32),
+                                                         ("load", 64)}
+    profile = (ls.VectorAccess("load", 32, 4), ls.VectorAccess("store", 32, 1))
+    est = ls.estimate_line_splits(bundled("2d-5pt", N=1000, M=1000), profile, costs)
+    assert est.per_port == pytest.approx({"2D": 0.75, "3D": 0.75})
+    assert [r.kind for r in est.unmodelled] == ["store"]
+    assert "+0.75 cy on 2D, +0.75 cy on 3D" in est.describe("CSX")
 
 
 # ------------------------------------------------------------------ database

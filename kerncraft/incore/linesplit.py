@@ -126,7 +126,7 @@ class LineSplitEstimate:
                 f"iteration cross a {self.line_size}-B line")
         extra = self.per_port
         if extra:
-            text += "; +" + ", ".join(f"{c:.2f} cy on {p}" for p, c in sorted(extra.items()))
+            text += "; " + ", ".join(f"+{c:.2f} cy on {p}" for p, c in sorted(extra.items()))
         if self.unmodelled:
             text += f"; no split cost in the {arch} database for " + ", ".join(
                 f"{r.vector_bytes}-B {r.kind}s" for r in self.unmodelled) + " (counted as 0)"
