@@ -90,6 +90,13 @@ def test_symbolic_bound_falls_back_to_uniform_starts():
     assert ls.split_fractions(k, 32) == (0.375, 0.375, False)
 
 
+def test_downward_loop_falls_back_to_uniform_starts():
+    """Where the vectors of a loop counting down start is up to the compiler: uniform."""
+    k = source("double a[N], b[N];\nfor (int i = N - 2; i >= 1; --i)\n"
+               "    b[i] = a[i - 1] + a[i + 1];\n", N=1000)
+    assert ls.split_fractions(k, 32) == (0.375, 0.375, False)
+
+
 # ------------------------------------------------------------------ the block
 
 ASM = """\

@@ -27,9 +27,9 @@ Assumptions (stated in every report that uses the estimate):
   its kind (load or store) on average; loop-invariant and strided accesses
   are not vector streams and are left out.
 
-A triangular nest, or any loop bound that is not a number after binding,
-falls back to uniformly distributed start addresses (a multiple of the
-element size), and says so.
+A triangular nest, a loop bound that is not a number after binding, or an
+innermost loop that does not count up by one falls back to uniformly
+distributed start addresses (a multiple of the element size), and says so.
 
 The cost table comes from the port-model database (``line_split``, see
 ``databases/README.md``): extra cycles on a set of ports per split access.
@@ -227,7 +227,7 @@ def split_fractions(kernel: Any, vector_bytes: int, line_size: int = 64
     symbols = [lp.symbol for lp in loops]
     inner = loops[-1]
     ranges = [_index_range(lp) for lp in loops]
-    exact = all(r is not None for r in ranges) and abs(inner.step) == 1
+    exact = all(r is not None for r in ranges) and inner.step == 1
     shares: dict[str, list[float]] = {"read": [], "write": []}
     seen = set()
     for acc in kernel.accesses:
