@@ -298,7 +298,8 @@ def estimate_line_splits(kernel: Any, profile: Sequence[VectorAccess],
                                      table.get((access.kind, width))))
     assumption = ("arrays 64-B aligned, vector loop from the first iteration"
                   if exact_all else "start addresses assumed uniform: a loop bound is not "
-                  "a number").replace("64-B", f"{line_size}-B")
+                  "a number or the innermost loop does not count up by one"
+                  ).replace("64-B", f"{line_size}-B")
     return LineSplitEstimate(line_size, tuple(rows), assumption)
 
 
