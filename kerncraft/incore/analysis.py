@@ -64,6 +64,8 @@ class InCoreAnalysis(InCoreResult):
     vector_accesses: tuple = ()
     line_split_costs: tuple = ()
     rob_size: int | None = None        # reorder-buffer entries of the port model
+    code_block_bytes: int | None = None   # front-end fetch block (codeblocks.py)
+    loop_layout: Any = None               # codeblocks.LoopLayout, set by the ECM pipeline
     graph: DepGraph | None = field(default=None, compare=False, repr=False)
     cp_edges: tuple[DepEdge, ...] = field(default=(), compare=False, repr=False)
     lcd_edges: tuple[tuple[DepEdge, ...], ...] = field(default=(), compare=False, repr=False)
@@ -185,6 +187,7 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         balancing=balance.method, fused_uops=fused, vector_accesses=vector_accesses,
         line_split_costs=tuple(getattr(model, "line_split", ()) or ()),
         rob_size=getattr(model, "rob_size", None),
+        code_block_bytes=getattr(model, "code_block_bytes", None),
         graph=graph, cp_edges=cp.edges,
         lcd_edges=chain_edges)
 

@@ -87,6 +87,7 @@ class PortModel:
     description: str = ""
     path: str = ""
     line_split: tuple = ()                    # linesplit.SplitCost per kind and width
+    code_block_bytes: int | None = None       # fetch block of the front end (codeblocks.py)
     forms: Mapping[str, FormEntry] = field(default_factory=dict, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -386,6 +387,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             "store_address_ports", "simple_store_address_ports", "load_latency",
             "store_forward_latency", "frontend_width", "rob_size")}
         header["line_split"] = parent.line_split
+        header["code_block_bytes"] = parent.code_block_bytes
         header["forms"] = dict(parent.forms)
     for k, v in data.items():
         if k not in ("instruction_groups", "extends"):
@@ -419,6 +421,8 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             frontend_width=float(header["frontend_width"]),
             rob_size=int(header["rob_size"]),
             line_split=_line_split(header.get("line_split"), ports, path),
+            code_block_bytes=(int(header["code_block_bytes"])
+                              if header.get("code_block_bytes") is not None else None),
         )
     except KeyError as exc:
         raise KerncraftError(f"{path}: header field {exc.args[0]!r} is missing") from None

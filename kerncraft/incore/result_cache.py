@@ -45,7 +45,7 @@ __all__ = ["FORMAT_VERSION", "analyzer_fingerprint", "database_fingerprint", "re
            "analysis_essentials"]
 
 #: Bump when the stored document changes shape.
-FORMAT_VERSION = "3"
+FORMAT_VERSION = "4"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent          # .../kerncraft
 #: Where the bundled port-model databases live (same as
@@ -170,7 +170,8 @@ def store(key: str, doc: Mapping[str, Any]) -> bool:
 _SELECTION_FIELDS = ("index", "pointer_increment", "unroll", "simd_width", "outer_unroll",
                      "iterations_per_asm_iteration", "mode", "explanation")
 _ANALYSIS_FIELDS = ("arch", "throughput", "critical_path", "lcd", "frontend", "unknown_forms",
-                    "notes", "ports", "bottleneck_ports", "balancing", "fused_uops", "rob_size")
+                    "notes", "ports", "bottleneck_ports", "balancing", "fused_uops", "rob_size",
+                    "code_block_bytes")
 
 
 def selection_essentials(selection) -> dict:
@@ -189,6 +190,8 @@ def analysis_essentials(analysis) -> dict:
                               for a in getattr(analysis, "vector_accesses", ())]
     doc["line_split_costs"] = [[c.kind, c.vector_bytes, list(c.ports), c.cycles]
                                for c in getattr(analysis, "line_split_costs", ())]
+    layout = getattr(analysis, "loop_layout", None)
+    doc["loop_layout"] = layout.to_dict() if layout is not None else None
     return doc
 
 
@@ -250,6 +253,11 @@ class CachedAnalysis(_Lazy):
                                           for k, w, n in doc["vector_accesses"])
         fields["line_split_costs"] = tuple(SplitCost(k, int(w), tuple(p), float(c))
                                            for k, w, p, c in doc["line_split_costs"])
+        layout = doc["loop_layout"]
+        if layout is not None:
+            from kerncraft.incore.codeblocks import LoopLayout   # light module
+            layout = LoopLayout(**{**layout, "blocks": tuple(layout["blocks"])})
+        fields["loop_layout"] = layout
         super().__init__(fields, full)
 
     @property

@@ -239,12 +239,16 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
               "loop-carried dependency": (analysis.lcd or 0.0) * scale,
               "front end": (analysis.frontend or 0.0) * scale}
     source = max(bounds, key=bounds.get)
-    notes = ()
+    notes: tuple[str, ...] = ()
     if tool == "kerncraft" and source == "loop-carried dependency":
         from kerncraft.models.row_overlap import row_overlap_note
         other = max(bounds["port throughput"], bounds["front end"], t_nol)
         note = row_overlap_note(kernel, selection, analysis, scale, other)
         notes = (note,) if note else ()
+    if tool == "kerncraft" and getattr(analysis, "loop_layout", None) is not None:
+        from kerncraft.incore.codeblocks import code_block_note
+        note = code_block_note(analysis.loop_layout, max(bounds[source], t_nol) / scale, arch)
+        notes += (note,) if note else ()
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
     return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
                             nol, bounds[source], t_nol, source, tool, splits, notes)
@@ -331,7 +335,7 @@ def _analyse_source(c_source: str, kernel_source: str, filename: str | None, lit
 
     def full():
         return _full_analysis(assembly, kernel_source, filename, literals, arch, asm_block,
-                              pointer_increment, ignore_unknown, tool)
+                              pointer_increment, ignore_unknown, tool, compiler)
 
     cacheable = asm_block != "manual" and pointer_increment != "auto_with_manual_fallback"
     key = None
@@ -382,7 +386,8 @@ def _tool_identity(tool: str) -> str:
 
 
 def _full_analysis(assembly: str, kernel_source: str, filename: str | None, literals: tuple,
-                   arch: str, asm_block, pointer_increment, ignore_unknown: bool, tool: str):
+                   arch: str, asm_block, pointer_increment, ignore_unknown: bool, tool: str,
+                   compiler: str = "gcc"):
     """Parse the assembly, select the block and analyse it (no cache)."""
     from kerncraft.asm_block import select_block
     from kerncraft.incore.aarch64.parser import detect_isa
@@ -398,12 +403,34 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
 
         model = load_model(arch)
         analysis = analyze(selection.instructions, model, ignore_unknown=ignore_unknown)
+        if getattr(model, "code_block_bytes", None):
+            analysis = _with_loop_layout(analysis, assembly, selection, compiler,
+                                         model.code_block_bytes)
         return selection, analysis, tuple(model.ports)
     from kerncraft.incore.backends import get_backend
 
     analysis = get_backend(tool).analyse(assembly, selection, arch,
                                          ignore_unknown=ignore_unknown)
     return selection, analysis, tuple(analysis.port_totals)
+
+
+def _with_loop_layout(analysis, assembly: str, selection, compiler: str, block_bytes: int):
+    """The analysis with the loop's code layout (kerncraft/incore/codeblocks.py); if the
+    loop cannot be assembled, with a note saying why instead."""
+    import dataclasses
+
+    from kerncraft.compiler import find_compiler
+    from kerncraft.errors import ToolError
+    from kerncraft.incore.codeblocks import loop_layout
+
+    lines = [ins.line_number for ins in selection.instructions]
+    try:
+        layout = loop_layout(assembly, min(lines), max(lines), str(find_compiler(compiler)),
+                             block_bytes)
+    except ToolError as exc:
+        return dataclasses.replace(analysis, notes=analysis.notes + (
+            f"code layout of the loop unknown: {exc.message}",))
+    return dataclasses.replace(analysis, loop_layout=layout)
 
 
 def incore_options(args) -> Mapping[str, Any]:
