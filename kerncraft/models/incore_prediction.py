@@ -239,19 +239,27 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
               "loop-carried dependency": (analysis.lcd or 0.0) * scale,
               "front end": (analysis.frontend or 0.0) * scale}
     source = max(bounds, key=bounds.get)
-    notes: tuple[str, ...] = ()
-    if tool == "kerncraft" and source == "loop-carried dependency":
-        from kerncraft.models.row_overlap import row_overlap_note
-        other = max(bounds["port throughput"], bounds["front end"], t_nol)
-        note = row_overlap_note(kernel, selection, analysis, scale, other)
-        notes = (note,) if note else ()
-    if tool == "kerncraft" and getattr(analysis, "loop_layout", None) is not None:
-        from kerncraft.incore.codeblocks import code_block_note
-        note = code_block_note(analysis.loop_layout, max(bounds[source], t_nol) / scale, arch)
-        notes += (note,) if note else ()
+    notes = _model_notes(kernel, selection, analysis, bounds, source, t_nol, scale,
+                         arch) if tool == "kerncraft" else ()
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
     return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
                             nol, bounds[source], t_nol, source, tool, splits, notes)
+
+
+def _model_notes(kernel, selection, analysis, bounds: Mapping[str, float], source: str,
+                 t_nol: float, scale: float, arch: str) -> tuple[str, ...]:
+    """Caveats of the prediction for the report: chains that restart per row
+    (models/row_overlap.py) and loops that may be fetch-bound (incore/codeblocks.py)."""
+    notes = []
+    if source == "loop-carried dependency":
+        from kerncraft.models.row_overlap import row_overlap_note
+        other = max(bounds["port throughput"], bounds["front end"], t_nol)
+        notes.append(row_overlap_note(kernel, selection, analysis, scale, other))
+    if getattr(analysis, "loop_layout", None) is not None:
+        from kerncraft.incore.codeblocks import code_block_note
+        notes.append(code_block_note(analysis.loop_layout, max(bounds[source], t_nol) / scale,
+                                     arch))
+    return tuple(note for note in notes if note)
 
 
 def tool_architecture(machine, tool: str) -> str:
