@@ -267,6 +267,25 @@ def test_comparison_rows_and_text_from_stub_reports():
     assert compare_reports(reports[:3]) == []                    # no measurement
 
 
+def test_run_models_reports_measurement_progress_on_stderr(monkeypatch, capsys):
+    """A measuring sweep says on stderr which point it is at; a predicting one says
+    nothing there."""
+    from kerncraft.models import registry
+
+    stubs = {"ECM": lambda k, m, a: ModelReport("ECM", "ECM stub", {}),
+             "Benchmark": lambda k, m, a: ModelReport("Benchmark", "Benchmark stub",
+                                                      {"cycles_per_cl": 10.0})}
+    monkeypatch.setattr(registry, "load_model", lambda name: stubs[name])
+    machine = load_machine("HOST")
+    unbound = parse_kernel((KERNELS / "copy.c").read_text(), filename="copy.c")
+    out = io.StringIO()
+    registry.run_models(["Benchmark"], unbound, machine, [{"N": 10}, {"N": 20}], _args(), out)
+    assert capsys.readouterr().err.splitlines() == [
+        "kerncraft: measuring point 1/2 (N=10)", "kerncraft: measuring point 2/2 (N=20)"]
+    registry.run_models(["ECM"], unbound, machine, [{"N": 10}, {"N": 20}], _args(), out)
+    assert capsys.readouterr().err == ""
+
+
 def test_run_models_prints_and_stores_the_comparison(monkeypatch, tmp_path):
     from kerncraft.models import registry
 

@@ -64,8 +64,13 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     implemented = {m: load_model(m) for m in models if m in IMPLEMENTED}
     json_points: list[dict[str, Any]] = []
     bindings = resolve_bindings(kernel, points)
-    for values in bindings:
+    measuring = "Benchmark" in implemented
+    for number, values in enumerate(bindings, 1):
         bound = kernel.bind(values)
+        if measuring:       # seconds per point: say where the run is (stderr, not the report)
+            print(f"kerncraft: measuring point {number}/{len(bindings)}"
+                  + (f" ({_point_label(bound.bindings)})" if bound.bindings else ""),
+                  file=sys.stderr, flush=True)
         if len(bindings) > 1:
             print(f"=== {_point_label(bound.bindings)} ===", file=out)
         if args.verbose:
@@ -80,6 +85,7 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
             print(format_comparison(comparison, getattr(args, "cores", 1)), file=out)
             point["comparison"] = [row.to_dict() for row in comparison]
         json_points.append(point)
+        out.flush()         # a piped report grows point by point
     if args.json:
         _write_json(args.json, {"kernel": kernel.filename, "machine": machine.path,
                                 "points": json_points}, out)
