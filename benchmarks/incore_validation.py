@@ -112,6 +112,7 @@ class Row:
     split_loads: float = 0.0          # fraction of vector loads / stores crossing a line
     split_stores: float = 0.0
     tp_plain: float = 0.0             # TP without line-split cycles
+    block_note: bool = False          # the report warned that the loop may be fetch-bound
     tags: list = field(default_factory=list)
     samples: list = field(default_factory=list)   # measured value of every pass
     stack_operand: bool = False       # the loop reads a stack slot (register pressure)
@@ -214,6 +215,7 @@ def run_case(row: Row, machine, db, clock_hz: float, cpu: int, min_time: float,
     row.ipai = int(sel.iterations_per_asm_iteration)
     row.tp, row.lcd, row.fe = pred.throughput, ana.lcd or 0.0, ana.frontend or 0.0
     row.tp_plain = ana.throughput         # without the line-split cycles
+    row.block_note = any("code blocks" in note for note in pred.notes)
     bounds = {"TP": row.tp, "LCD": row.lcd, "FE": row.fe}
     row.bound = max(bounds, key=bounds.get)
     row.pred = bounds[row.bound]
@@ -289,6 +291,8 @@ def diagnose(row: Row) -> list[str]:
         tags.append(f"passes {min(row.samples):.2f}-{max(row.samples):.2f}")
     if row.windows > 1 and row.windows > row.pred:
         tags.append(f"loop spans {row.windows} 64-B blocks (>= {row.windows} cy)")
+    if row.block_note:
+        tags.append("report note: may be fetch-bound")
     if not row.same_loop:
         tags.append("benchmark loop differs")
     return tags
@@ -335,82 +339,22 @@ def sizes_table(rows: list[Row]) -> list[str]:
     return out
 
 
-ANALYSIS = """\
-## What explains the largest errors
+# The analysis at the end of the report (written by hand for the table; kept beside this
+# script so that the script stays a script).
+ANALYSIS = (Path(__file__).resolve().with_name("incore_validation_analysis.md")
+            .read_text(encoding="utf-8"))
 
-The tags in the *notes* column are computed per row; the mechanisms were checked with
-the isolated loops above (`--loop-probes`) and the microbenchmarks behind ICX.yml
-(`--probes`). In order of the damage they do here:
 
-1. **Loop body straddling a 64-byte boundary (front end; all rows with 2 blocks).**
-   On this host a loop runs at no more than one 64-byte block of code per cycle:
-   the same 20-byte scalar copy loop takes 1.13 cycles per iteration inside one
-   block and 2.04 cycles when it straddles a block boundary (isolated loops above).
-   gcc aligns loops to 16 bytes at -O2/-O3 and not at all at -O1, so whether a
-   5-instruction loop straddles depends on where the linker happens to put it. This
-   is why the small streaming loops with 2 blocks (column *64-B blocks*; which ones
-   changes from build to build) measure ~2 cycles where the model says 1 (the column
-   *max(pred., blocks)* shows that this bound alone removes these errors). The analyzer sees assembly text, not addresses, so it
-   cannot know; only a benchmark of the linked binary can.
-2. **Cache-line-split vector accesses (stencils at -O3, 512-bit stencil rows) -- now
-   modelled.** Stencil neighbours `a[i-1]`, `a[i+1]` and rows whose length is not a
-   multiple of the vector length make 38-50 % of the ymm loads and stores straddle a
-   64-byte line (88-100 % with zmm). Measured in isolation (`--probes --only aligned
-   split`): a split xmm/ymm load takes a second load-data cycle (1.0 instead of 0.5
-   cycles per load), a split zmm load 1.8 instead of 0.9 cycles, a split store about
-   2.7 cycles. The analyzer estimates the share of split accesses from the kernel
-   (arrays line-aligned, rows where their length puts them;
-   `kerncraft/incore/linesplit.py`) and adds ICX.yml's `line_split` costs:
-   2d-5pt / 3d-7pt / uxx at -O3 went from -40 / -38 / -42 % to -17 / -14 / -21 %,
-   2d-5pt with zmm from -55 % to -3 % (the notes give the TP without splits). What
-   remains is about what the scalar -O1/-O2 versions of the same kernels show
-   (-7 to -22 %, item 4). SKX/CSX charge split loads the same way (published facts,
-   see SKX.yml), not stores; SPR, Zen and TX2 list the split accesses and count them
-   as free.
-3. **Loop-carried chains of consecutive inner loops overlap (over-predictions:
-   matvec, gs-2d-5pt).** The LCD bound assumes one endless loop. With 128-iteration
-   rows, out-of-order execution (352-entry ROB) starts the next row's independent
-   accumulator chain while the previous one drains, so matvec runs at 2.6-2.9
-   instead of 4 cycles per iteration (with one row of N=4096 it measures 4.03, the
-   bound) and the Gauss-Seidel sweep at ~87 % of its 16/21-cycle chain.
-4. **Small loops with stores do not reach the port/front-end bound (-12 to -39 %:
-   copy/update/triad/daxpy/add at -O1..-O3 in one block, the scalar stencils).** In
-   isolation, with aligned data and no 4K aliasing, `load + store` runs at 1.0-1.1,
-   `2 loads + store` at 1.1-1.3, `vmulpd mem + store` at 1.3 and the triad body
-   (`load + vfmadd213pd mem + store`) at 1.4-1.7 cycles per iteration (range over
-   several runs), all predicted 1.0 (two load ports, two store ports, 5-wide
-   rename, one taken branch per cycle; each resource alone was measured at its
-   nominal rate). The benchmark rows measure the same as the isolated loops, so
-   this is the loop itself, not the benchmark around it. Without performance
-   counters the missing resource could not be identified (candidates: un-lamination
-   of indexed load-op uops, port assignment at allocation, store-data readiness).
-5. **Loop exits.** A mispredicted exit of an inner loop costs ~40-70 cycles here
-   (add/cmp/jne loop: 1.2 cycles per iteration at 256 iterations per instance, 1.02
-   at 4096); exits of loops of up to ~128 iterations are usually predicted. The
-   measured value charges this to the inner loop; it is a few per cent for the 1D
-   rows (1024-2048 iterations) and part of the stencil errors.
-6. **AVX-512 clock and the 512-bit L1 path.** 512-bit code runs below the 3.49 GHz
-   the cycles are computed with (2.5-3.3 GHz measured for a `vpaddq zmm` chain in
-   different runs, 2.8-3.0 GHz for FMA-heavy code), so the 512-bit rows are really
-   5-20 % faster in cycles than the main column says (the extra column uses the
-   chain clock of this run). With the pseudo-port `L1D` of ICX.yml (one 512-bit load
-   or store per cycle, measured) the streaming 512-bit rows (copy, triad, daxpy)
-   are predicted within +6..+9 % at the scalar clock and somewhat pessimistic at the
-   AVX-512 clock; the data-sheet model (two 512-bit loads plus one store per cycle)
-   would predict 1.0 cycle and under-predict them by 45-65 %.
-7. **Noise.** Other jobs share the 2-vCPU VM; single runs of the same binary are
-   disturbed by 20 % and sometimes by 2x (3d-7pt -O3: 6.4-9.9 cycles over 8
-   consecutive runs, with or without address randomisation; the *passes* tag shows
-   the spread over the passes where it exceeds 10 %), so each row is the best of 5
-   passes over all cases. The undisturbed value is reproducible to ~2-5 % between
-   invocations of the script.
-
-What works: every loop bound by a register-carried dependency of one long loop
-(sum_reduction, scalar_product, kahan-dot at all levels, including the in-order
-vectorised reductions at -O3 and 512 bit) is predicted within 0.5-4 %: the 4-cycle
-add/FMA latency measured on this host is right and the LCD analysis finds the
-chains (kahan-dot: 4 dependent adds/subs = 16 cycles per iteration).
-"""
+def _block_note_summary(rows) -> str:
+    """How well the report's code-block note (kerncraft/incore/codeblocks.py) warned."""
+    hit = [r for r in rows if r.windows > r.pred]
+    warned = [r for r in hit if r.block_note]
+    spare = [r for r in rows if r.block_note and r.windows <= r.pred]
+    return (f"Code-block note: {len(hit)} loops span more 64-B blocks in the benchmark binary "
+            f"than their predicted cycles per iteration; the report's note warned for "
+            f"{len(warned)} of them, and for {len(spare)} loops whose placement in the "
+            "benchmark binary happened to be harmless (the note gives the share of "
+            "placements).")
 
 
 def write_report(rows, clocks, args, elapsed, loops) -> str:
@@ -459,7 +403,8 @@ def write_report(rows, clocks, args, elapsed, loops) -> str:
              f"median {statistics.median(blk_errors):.1f} %, worst {max(blk_errors):.1f} %. "
              f"Loops in one block, without line splits and 512-bit code ({len(clean)}): median "
              f"{statistics.median(clean) if clean else math.nan:.1f} %, worst "
-             f"{max(clean) if clean else math.nan:.1f} %.", ""]
+             f"{max(clean) if clean else math.nan:.1f} %.", "",
+             _block_note_summary(rows), ""]
     for label, sel in (("-O1", lambda r: r.flags.startswith("-O1")),
                        ("-O2", lambda r: r.flags.startswith("-O2")),
                        ("-O3 (256 bit)", lambda r: r.flags.startswith("-O3") and not r.zmm),
