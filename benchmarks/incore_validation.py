@@ -134,51 +134,22 @@ def _loop_keys(instructions) -> list[str]:
     return [i.form_key for i in instructions]
 
 
-_OBJ_LINE = re.compile(r"^\s*([0-9a-f]+):\s+([a-z][a-z0-9]*)\s*(.*)$")
-
-
-def _norm(mnemonic: str) -> str:
-    m = mnemonic.lower()
-    if not m.startswith("v") and len(m) > 3 and m[-1] in "bwlq" and not m.startswith("j"):
-        m = m[:-1]
-    return {"sal": "shl", "movabs": "mov", "movsl": "movslq"}.get(m, m)
-
-
 def locate_loop(executable, instructions) -> tuple[int, int] | None:
-    """(start address, bytes) of the selected loop in the linked executable.
+    """(start address, bytes) of the selected loop in the linked executable
+    (:func:`kerncraft.bench.loopsite.locate_loop` on objdump's output).
 
-    Why: on this host (no loop stream detector in use) the front end delivers
-    one 64-byte block of the uop cache per cycle, so a loop body that straddles
-    a 64-byte boundary needs at least two cycles per iteration. The assembly
-    text does not show where the linker puts the loop; objdump does.
+    Why: on this host the front end delivers one 64-byte block of code per
+    cycle, so a loop body that straddles a 64-byte boundary needs at least two
+    cycles per iteration. The assembly text does not show where the linker puts
+    the loop; objdump does.
     """
+    from kerncraft.bench.loopsite import locate_loop as find
+
     try:
         text = _run(["objdump", "-d", "--no-show-raw-insn", str(executable)])
-    except Exception:  # noqa: BLE001 - no binutils
+    except Exception:  # noqa: BLE001 - no binutils: the column stays empty
         return None
-    code = []
-    for line in text.splitlines():
-        m = _OBJ_LINE.match(line)
-        if m:
-            code.append((int(m.group(1), 16), m.group(2), m.group(3)))
-    want = [_norm(i.mnemonic) for i in instructions]
-    best = None
-    for k, (addr, mnem, ops) in enumerate(code):
-        if not mnem.startswith("j") or mnem == "jmp":
-            continue
-        target = re.match(r"([0-9a-f]+)", ops)
-        if not target or int(target.group(1), 16) >= addr:
-            continue
-        start = int(target.group(1), 16)
-        first = next((j for j in range(k, -1, -1) if code[j][0] == start), None)
-        if first is None or k - first + 1 != len(want) or k + 1 >= len(code):
-            continue
-        score = sum(_norm(code[first + j][1]) == w for j, w in enumerate(want))
-        if best is None or score > best[0]:
-            best = (score, start, code[k + 1][0] - start)
-    if best is None or best[0] < len(want) - 1:
-        return None
-    return best[1], best[2]
+    return find(text, [i.mnemonic for i in instructions])
 
 
 def split_fractions(kernel, simd: int) -> tuple[float, float]:

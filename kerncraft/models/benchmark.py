@@ -401,6 +401,8 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
     if cores > 1:
         notes.append("threads pinned with OMP_PLACES; arrays initialised by the main thread "
                      "(first touch: all pages in its NUMA domain)")
+    lines = result.repetitions * per_repetition / ipc
+    notes += _code_block_notes(kernel, machine, program, ipc, cycles / lines)
     return BenchmarkResult(
         backend=chosen_backend, backend_reason=reason, clock_hz=clock_hz,
         clock_source=clock_source, machine_clock_hz=machine.clock, cores=cores, cpus=cpus,
@@ -409,6 +411,30 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
         flops_per_iteration=kernel.total_flops, seconds=seconds, cycles=cycles,
         time_source=result.time_source, runs=result.runs, volumes=volumes,
         notes=tuple(notes))
+
+
+def _code_block_notes(kernel, machine, program, iterations_per_cl: float,
+                      measured_cy_per_cl: float) -> list[str]:
+    """Where the measured loop sits (kerncraft/bench/loopsite.py), for in-core
+    databases that declare a fetch block (``code_block_bytes``); other machines: none."""
+    from kerncraft.errors import AssemblyError
+    from kerncraft.incore.database import load_database
+    from kerncraft.models.incore_prediction import resolve_database
+
+    try:
+        arch = resolve_database(machine)
+        block = load_database(arch).code_block_bytes
+    except KerncraftError:
+        return []                  # no database for this machine: nothing to say
+    if not block:
+        return []
+    from kerncraft.bench.loopsite import loop_site_note, measured_loop_site
+    try:
+        site = measured_loop_site(program, kernel, block)
+    except (ToolError, AssemblyError) as exc:
+        return [f"code layout of the measured loop unknown: {exc}"]
+    note = loop_site_note(site, iterations_per_cl, measured_cy_per_cl, arch)
+    return [note] if note else []
 
 
 @dataclass(frozen=True)
