@@ -310,3 +310,14 @@ def test_generated_compiler_output_parses(tmp_path, compiler, flags):
     if flags[0] == "-O3" and compiler == "gcc":
         assert len(lines) >= 1500        # the "2,000-line real file" case
     assert sum(1 for ln in lines if ln.instruction) > 300
+
+
+def test_quote_aware_scanning_shared_by_both_parsers():
+    from kerncraft.incore.asmtext import find_unquoted, split_top_level, unquoted
+
+    assert split_top_level('.ascii "a,b", 3') == ['.ascii "a,b"', "3"]
+    assert split_top_level("8(%rax,%rbx,4), %xmm0") == ["8(%rax,%rbx,4)", "%xmm0"]
+    assert split_top_level("[x0, #16]!, x1") == ["[x0, #16]!", "x1"]
+    assert find_unquoted('.string "a#b" # c', "#") == 14
+    assert find_unquoted("movb $'#, %al # c", "#") == 14     # gas character constant
+    assert [i for i, _ in unquoted('a"\\"b"c')] == [0, 6]

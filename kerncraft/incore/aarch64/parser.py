@@ -41,7 +41,7 @@ from kerncraft.incore.aarch64 import operands as ops
 from kerncraft.incore.aarch64 import tables as T
 from kerncraft.incore.aarch64.operands import A64Register, Condition, Shift
 from kerncraft.incore.model import AsmLine, Immediate, Instruction, Label, Memory
-from kerncraft.incore.x86.parser import split_top_level
+from kerncraft.incore.asmtext import split_top_level, unquoted
 
 __all__ = ["parse_aarch64", "parse_operand", "detect_isa", "instructions", "operand_kind"]
 
@@ -276,21 +276,7 @@ def _find_comment(code: str) -> int:
     """Index of ``//`` outside a "..." string, or -1."""
     if '"' not in code:
         return code.find("//")
-    in_str = False
-    i = 0
-    while i < len(code) - 1:
-        ch = code[i]
-        if in_str:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif code.startswith("//", i):
-            return i
-        i += 1
-    return -1
+    return next((i for i, ch in unquoted(code) if ch == "/" and code.startswith("//", i)), -1)
 
 
 class _BlockComments:

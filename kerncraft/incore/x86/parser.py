@@ -27,6 +27,7 @@ import pyparsing as pp
 
 from kerncraft.errors import AssemblyError, SourceLocation
 from kerncraft.incore import registers
+from kerncraft.incore.asmtext import find_unquoted, split_top_level  # noqa: F401 (re-export)
 from kerncraft.incore.model import (AsmLine, Immediate, Instruction, Label, Memory,
                                     Operand, Register)
 
@@ -65,62 +66,6 @@ BRANCH_MNEMONICS = frozenset({
 def is_branch_mnemonic(mnemonic: str) -> bool:
     """True for jumps, calls and loop instructions (operand is a code target)."""
     return mnemonic in BRANCH_MNEMONICS
-
-
-def _find_unquoted(text: str, chars: str) -> int:
-    """Index of the first character of ``chars`` outside a "..." string, or -1.
-
-    Strings may contain ``#`` and ``;`` (``.string "a#b"``), so a plain
-    ``str.find`` is only used when the line has no quote at all.
-    """
-    if '"' not in text and "'" not in text:
-        positions = [p for p in (text.find(c) for c in chars) if p >= 0]
-        return min(positions) if positions else -1
-    in_str = False
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if in_str:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch == "'" and i + 1 < len(text):
-            i += 1          # gas character constant 'c
-        elif ch in chars:
-            return i
-        i += 1
-    return -1
-
-
-def split_top_level(text: str, sep: str = ",") -> list[str]:
-    """Split at ``sep`` outside quotes, parentheses and braces; strip the parts."""
-    parts: list[str] = []
-    depth = 0
-    in_str = False
-    start = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if in_str:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "({[":
-            depth += 1
-        elif ch in ")}]":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-        i += 1
-    parts.append(text[start:].strip())
-    return parts
 
 
 # ---------------------------------------------------------------------------
@@ -447,14 +392,14 @@ class _CommentState:
                 comments.append(rest[:end].strip())
                 rest = rest[end + 2:]
                 self.open = False
-            start = _find_unquoted(rest, "/") if "/*" in rest else -1
+            start = find_unquoted(rest, "/") if "/*" in rest else -1
             while start >= 0 and rest[start:start + 2] != "/*":
-                nxt = _find_unquoted(rest[start + 1:], "/")
+                nxt = find_unquoted(rest[start + 1:], "/")
                 start = start + 1 + nxt if nxt >= 0 else -1
             if start < 0:
                 out.append(rest)
                 break
-            hash_pos = _find_unquoted(rest, "#")
+            hash_pos = find_unquoted(rest, "#")
             if 0 <= hash_pos < start:     # '/*' inside a '#' comment
                 out.append(rest)
                 break
@@ -471,7 +416,7 @@ def _parse_line(raw: str, line_number: int, state: _CommentState) -> AsmLine:
     comments: list[str] = []
     if state.open or "/*" in raw:
         code, comments = state.strip(raw)
-    pos = _find_unquoted(code, "#")
+    pos = find_unquoted(code, "#")
     if pos >= 0:
         comments.append(code[pos + 1:].strip())
         code = code[:pos]
