@@ -179,3 +179,23 @@ class DataFlow:
     memory_reads: tuple[Memory, ...] = ()
     memory_writes: tuple[Memory, ...] = ()
     breaks_dependency: bool = False
+
+
+@dataclass
+class DataFlowBuilder:
+    """Mutable accumulator of one instruction's :class:`DataFlow`; the ISA semantics
+    (x86, AArch64) subclass it with their operand rules and call :meth:`freeze`."""
+
+    sources: set[str] = field(default_factory=set)
+    destinations: set[str] = field(default_factory=set)
+    address: set[str] = field(default_factory=set)
+    reads: list[Memory] = field(default_factory=list)
+    writes: list[Memory] = field(default_factory=list)
+    breaks: bool = False
+
+    def freeze(self) -> DataFlow:
+        return DataFlow(sources=frozenset(self.sources),
+                        destinations=frozenset(self.destinations),
+                        address_sources=frozenset(self.address),
+                        memory_reads=tuple(self.reads), memory_writes=tuple(self.writes),
+                        breaks_dependency=self.breaks)

@@ -38,12 +38,11 @@ Not modelled: calls clobbering caller-saved registers, system registers.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 from kerncraft.incore.aarch64 import operands as ops
 from kerncraft.incore.aarch64 import tables as T
 from kerncraft.incore.aarch64.operands import A64Register, Condition
-from kerncraft.incore.model import DataFlow, Instruction, Memory, Register
+from kerncraft.incore.model import DataFlow, DataFlowBuilder, Instruction, Memory, Register
 
 __all__ = ["dataflow", "operand_access", "condition_of", "is_load", "is_store",
            "has_writeback", "flags_of_condition"]
@@ -90,16 +89,8 @@ def _root(reg: Register) -> str | None:
     return None if root in _ZERO_ROOTS else root
 
 
-@dataclass
-class _Flow:
-    """Mutable accumulator; frozen into a :class:`DataFlow` at the end."""
-
-    sources: set[str] = field(default_factory=set)
-    destinations: set[str] = field(default_factory=set)
-    address: set[str] = field(default_factory=set)
-    reads: list[Memory] = field(default_factory=list)
-    writes: list[Memory] = field(default_factory=list)
-    breaks: bool = False
+class _Flow(DataFlowBuilder):
+    """The data flow of one instruction, built operand by operand."""
 
     def reg(self, reg: Register, role: str) -> None:
         root = _root(reg)
@@ -128,12 +119,6 @@ class _Flow:
         if "w" in role:
             self.writes.append(mem)
 
-    def freeze(self) -> DataFlow:
-        return DataFlow(sources=frozenset(self.sources),
-                        destinations=frozenset(self.destinations),
-                        address_sources=frozenset(self.address),
-                        memory_reads=tuple(self.reads), memory_writes=tuple(self.writes),
-                        breaks_dependency=self.breaks)
 
 
 # ------------------------------------------------------------------------- roles

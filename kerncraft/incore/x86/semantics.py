@@ -33,11 +33,11 @@ back to the default rule).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 from kerncraft.incore import registers
-from kerncraft.incore.model import DataFlow, Instruction, Memory, Operand, Register
+from kerncraft.incore.model import (DataFlow, DataFlowBuilder, Instruction, Memory, Operand,
+                                    Register)
 from kerncraft.incore.x86 import tables as T
 
 __all__ = ["dataflow", "operand_access", "mnemonic_core", "condition_code"]
@@ -82,16 +82,8 @@ def condition_code(core: str) -> tuple[str, str] | None:
     return None
 
 
-@dataclass
-class _Flow:
-    """Mutable accumulator; frozen into a :class:`DataFlow` at the end."""
-
-    sources: set[str] = field(default_factory=set)
-    destinations: set[str] = field(default_factory=set)
-    address: set[str] = field(default_factory=set)
-    reads: list[Memory] = field(default_factory=list)
-    writes: list[Memory] = field(default_factory=list)
-    breaks: bool = False
+class _Flow(DataFlowBuilder):
+    """The data flow of one instruction, built operand by operand."""
 
     def read_reg(self, name: str) -> None:
         self.sources.add(registers.alias_root(name, "x86"))
@@ -129,12 +121,6 @@ class _Flow:
             if "w" in role:
                 self.writes.append(op)
 
-    def freeze(self) -> DataFlow:
-        return DataFlow(sources=frozenset(self.sources),
-                        destinations=frozenset(self.destinations),
-                        address_sources=frozenset(self.address),
-                        memory_reads=tuple(self.reads), memory_writes=tuple(self.writes),
-                        breaks_dependency=self.breaks)
 
 
 _Handler = Callable[[Instruction, str, _Flow], list[str]]
