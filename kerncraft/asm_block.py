@@ -42,7 +42,6 @@ takes candidate N.
 """
 from __future__ import annotations
 
-import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -54,22 +53,18 @@ from kerncraft.errors import AssemblyError
 from kerncraft.incore import registers
 from kerncraft.incore.markers import LoopBlock, find_loops
 from kerncraft.incore.model import AsmLine, Immediate, Instruction, Memory, Register
-from kerncraft.incore.x86.semantics import dataflow, mnemonic_core
+from kerncraft.incore.x86.semantics import dataflow
+from kerncraft.incore.x86.vectors import core_of as _core
+from kerncraft.incore.x86.vectors import flops as _flops
+from kerncraft.incore.x86.vectors import is_packed_arithmetic as _is_packed_arithmetic
+from kerncraft.incore.x86.vectors import packed_access_bytes as _packed_access_bytes
+from kerncraft.incore.x86.vectors import register_class as _reg_class
 from kerncraft.kernel.model import KernelModel
 
 __all__ = ["BlockCandidate", "BlockSelection", "select_block", "analyze_candidates",
            "format_candidates"]
 
-_VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
-# Scalar-element forms: they move or compute one element even in a vector
-# register. Integer SIMD mnemonics (p...) are packed even if they end in 'sd'
-# (vpminsd), except the element inserts/extracts/broadcasts.
-# Matched against the mnemonic core without the VEX 'v'.
-_SCALAR_RE = re.compile(r"^(?:[a-oq-z]\w*s[sd]|movq|movd|movddup|\w*broadcast\w*|"
-                        r"pinsr\w|pextr\w|insertps|extractps|movhp[sd]|movlp[sd])$")
 _UNROLLED = "the compiler fully unrolled the innermost loop"
-_FLOP1_RE = re.compile(r"^v?(add|sub|mul|div|sqrt|min|max)(p|s)([sd])$")
-_FLOP2_RE = re.compile(r"^v?f(n?m(add|sub)|maddsub|msubadd)(\d{3})?(p|s)([sd])$")
 
 
 @dataclass(frozen=True)
@@ -125,56 +120,7 @@ class BlockSelection:
         return format_candidates(self.candidates, chosen=self.index) + "\n" + self.explanation
 
 
-# --- per-instruction facts --------------------------------------------------------
-def _core(instr: Instruction) -> str:
-    return mnemonic_core(instr.mnemonic)
-
-
-def _vector_width(instr: Instruction) -> int:
-    widths = [_VECTOR_BYTES.get(_reg_class(op.name), 0) for op in instr.operands
-              if isinstance(op, Register)]
-    return max(widths, default=0)
-
-
-def _reg_class(name: str) -> str:
-    try:
-        return registers.register_class(name)
-    except AssemblyError:
-        return ""
-
-
-def _packed_access_bytes(instr: Instruction) -> int:
-    """Bytes of a packed (vector) memory access, 0 for scalar or no access."""
-    if not any(isinstance(op, Memory) for op in instr.operands) or _core(instr).startswith(
-            ("lea", "prefetch")):
-        return 0
-    core = _core(instr)
-    if _SCALAR_RE.match(core[1:] if core.startswith("v") else core):
-        return 0
-    return _vector_width(instr)
-
-
-def _is_packed_arithmetic(instr: Instruction) -> bool:
-    """Packed FP arithmetic (any width) or any non-move ymm/zmm instruction."""
-    match = _FLOP1_RE.match(_core(instr)) or _FLOP2_RE.match(_core(instr))
-    if match:
-        return "p" in match.groups()[-2:]
-    return _vector_width(instr) > 16 and "mov" not in _core(instr)
-
-
-def _flops(instr: Instruction) -> tuple[int, int]:
-    """(1 if FP arithmetic else 0, floating-point operations incl. lanes)."""
-    core = _core(instr)
-    m1, m2 = _FLOP1_RE.match(core), _FLOP2_RE.match(core)
-    if not (m1 or m2):
-        return 0, 0
-    packed, precision = (m1.group(2), m1.group(3)) if m1 else (m2.group(4), m2.group(5))
-    lanes = 1
-    if packed == "p":
-        lanes = max(_vector_width(instr), 16) // (8 if precision == "d" else 4)
-    return 1, lanes * (2 if m2 else 1)
-
-
+# --- per-instruction facts: kerncraft/incore/x86/vectors.py ---------------------------
 _Value = tuple[str, int] | None   # (register it derives from, constant offset) or unknown
 
 

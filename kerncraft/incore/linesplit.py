@@ -50,11 +50,10 @@ __all__ = ["VectorAccess", "SplitCost", "LineSplitRow", "LineSplitEstimate",
            "vector_access_profile", "split_fractions", "estimate_line_splits"]
 
 VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
-# Memory forms that do not read or write one contiguous vector of the register's width.
-_NOT_A_VECTOR_STREAM = re.compile(
-    r"broadcast|gather|scatter|insert|extract|cvt|pmov[sz]x|ddup|prefetch|^v?mov[dq]$"
-    r"|^v?movhp|^v?movlp|^(?!v?p)[a-z0-9]*s[sd]$")
-_STORE_MNEMONIC = re.compile(r"^v?mov")
+# Packed accesses (kerncraft.incore.x86.vectors.packed_access_bytes) that still move no
+# contiguous register-wide vector: gathers/scatters, half-width inserts, extracts and
+# conversions, zero/sign-extending moves.
+_NOT_CONTIGUOUS = re.compile(r"gather|scatter|insert|extract|cvt|pmov[sz]x")
 
 
 @dataclass(frozen=True)
@@ -147,33 +146,25 @@ class LineSplitEstimate:
 def vector_access_profile(instructions: Iterable[Any]) -> tuple[VectorAccess, ...]:
     """Packed vector loads and stores (x86) of one assembly iteration, by width.
 
-    A memory operand counts if the instruction's widest register is xmm, ymm or
-    zmm and the form moves a whole register (no broadcast, gather, scalar
-    ``*sd``/``*ss``, conversion or half-width move). A move whose memory operand
-    is last (AT&T destination) is a store; every other memory operand a load.
+    A memory operand counts if :func:`~kerncraft.incore.x86.vectors.packed_access_bytes`
+    says it is a packed access and it moves one contiguous vector; loads and stores
+    are what the instruction's data flow reads and writes (a read-modify-write
+    counts as both).
     """
+    from kerncraft.incore.x86.semantics import dataflow
+    from kerncraft.incore.x86.vectors import packed_access_bytes
+
     counts: Counter = Counter()
     for ins in instructions:
-        mems = [op for op in ins.operands if type(op).__name__ == "Memory"]
-        if not mems or mems[0].broadcast or _NOT_A_VECTOR_STREAM.search(ins.mnemonic):
+        width = packed_access_bytes(ins)
+        if not width or _NOT_CONTIGUOUS.search(ins.mnemonic):
             continue
-        widths = [VECTOR_BYTES.get(_register_class(op)) for op in ins.operands
-                  if type(op).__name__ == "Register"]
-        width = max((w for w in widths if w), default=None)
-        if width is None:
-            continue
-        last_is_memory = type(ins.operands[-1]).__name__ == "Memory"
-        kind = "store" if last_is_memory and _STORE_MNEMONIC.match(ins.mnemonic) else "load"
-        counts[(kind, width)] += 1
+        flow = dataflow(ins)
+        if flow.memory_reads:
+            counts[("load", width)] += 1
+        if flow.memory_writes:
+            counts[("store", width)] += 1
     return tuple(VectorAccess(k, w, n) for (k, w), n in sorted(counts.items()))
-
-
-def _register_class(reg: Any) -> str:
-    name = reg.name
-    for prefix in ("xmm", "ymm", "zmm"):
-        if name.startswith(prefix):
-            return prefix
-    return ""
 
 
 # ------------------------------------------------------------------ stage 2: the kernel
