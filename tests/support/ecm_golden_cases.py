@@ -1,0 +1,521 @@
+"""Inputs and hand derivations of the golden ECM/Roofline cases (tests/test_ecm_golden.py).
+
+Common inputs (machine-files/CSX.yml, kerncraft/incore/databases/SKX.yml via CSX.yml)
+------------------------------------------------------------------------------------
+* clock 2.5 GHz; cache line 64 B; double -> 8 iterations per cache line (It/CL).
+* Links: L1<-L2 64 B/cy half-duplex: T = (loads + stores) * 64 / 64;
+  L2<->L3 16 B/cy full-duplex: T = max(loads, stores) * 64 / 16;
+  L3<->MEM: measured bandwidth of the benchmark kernel whose stream mix matches,
+  scaled by (nominal + write-only bytes) / nominal because the caches
+  write-allocate; T = bytes * 2.5e9 / bandwidth.
+* Benchmark choice (kerncraft/machine/bandwidth.py): kernel mix (read-only,
+  write-only, read+write) arrays; smallest |write share difference|, with
+  write share = (w + rw) / (r + w + 2 rw), then the stream count.
+  copy / 2d-5pt / 3d-7pt: (1, 1, 0), share 1/2 -> "copy" (1, 1, 0), exact;
+  "copy" moves 8 B read + 8 B written nominally per iteration, 8 B more for
+  the write-allocate of its write-only stream -> factor 24/16 = 1.5.
+  daxpy: (1, 0, 1), share 1/3 -> "daxpy" (1, 0, 1), exact; no write-only
+  stream -> factor 1.
+  triad a = b + s*c: (2, 1, 0), share 1/3 -> "daxpy" (share 1/3, distance 0)
+  beats "triad" (3, 1, 0) (share 1/4, distance 1/12); factor 1.
+* CSX hierarchy: L2 misses are served by memory (or by L3 if L3 still holds
+  the line as a victim); every line replaced in L2 (clean or dirty) is
+  written to L3 (victim cache); L3 writes only dirty lines to memory.
+* LC usable capacities (fill factor 1/2): L1 16 KiB, L2 512 KiB,
+  L3 0.5 * (14 MiB + 1 MiB L2 share) = 7.5 MiB; the whole working set of the
+  repeated kernel may fill 2/3 of each (L3: 10 MiB).
+* ECM composition (no link overlaps on CSX):
+  T_L1 = max(T_OL, T_nOL), T_L2 = max(T_OL, T_nOL + T_L1L2),
+  T_L3 = max(T_OL, T_nOL + T_L1L2 + T_L2L3), T_MEM = max(T_OL, T_L3 serial sum + T_L3MEM).
+* n_s = ceil(T_MEM / T_L3MEM,sat) with T_L3MEM,sat from the highest MEM bandwidth
+  measured on 1..10 cores (one SNC NUMA domain); scaling on n cores
+  max(T_MEM / n, T_L3MEM(n)) with the bandwidth measured on n cores
+  (cores 11..20 use the measurements across both NUMA domains of the socket).
+* Port model (SKX = CSX): a load is one AGU uop on {2,3} plus one data uop on
+  {2D,3D}; a store is an address uop on {2,3} (port 7 only for addresses
+  without index register; every store below is indexed) plus a data uop on {4};
+  ymm add/mul/FMA on {0,1}; add/cmp r64 on {0,1,5,6}; the taken loop branch on
+  {6} (macro fusion is not modelled at the ports, only in the front end).
+  The balancing is the lexicographically minimal port-load vector ("water
+  filling": the busiest set S maximising W(S)/|S| first, then the rest).
+  T_nOL = busiest of {2D, 3D}; T_OL = max(busiest other port, LCD, front end);
+  cy/CL = cy/asm-iteration * 8 It/CL / (It per asm iteration).
+  ymm load latency 7 cy, FP add/mul/FMA 4 cy (critical path).
+  A vector load that crosses a cache line costs one more cycle on {2D,3D}
+  (SKX.yml line_split; split stores are not charged).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["ALL_PORTS", "CASES", "CL", "CLOCK", "COPY", "COPY_MEM", "COPY_WA", "Case",
+           "DP_PEAK", "IDS", "IT_PER_CL", "S3D", "TRIAD", "_S2D5_T_MEM", "bpc", "l1l2", "l2l3"]
+
+
+# --------------------------------------------------------------------------- inputs
+CLOCK = 2.5e9            # Hz (CSX.yml clock)
+CL = 64                  # B per cache line
+IT_PER_CL = 8            # 64 B / 8 B per double
+L2_BPC = 64.0            # B/cy, L1 <- L2, half-duplex
+L3_BPC = 16.0            # B/cy, L2 <-> L3, full-duplex
+DP_PEAK = 32.0           # FLOP/cy, DP total (2 AVX-512 FMA units * 8 lanes * 2)
+
+# Measured bandwidths, GB/s, 1 thread per core, transcribed from CSX.yml
+# (benchmarks.measurements.<level>.1.results.<kernel>[cores - 1]).
+COPY_MEM = {1: 14.56, 2: 26.79, 4: 32.70, 5: 34.45, 6: 35.60, 9: 36.54, 10: 36.46,
+            20: 73.04}
+DAXPY_MEM = {1: 21.32, 2: 38.26, 4: 50.49, 5: 53.15, 8: 55.02, 10: 54.77, 20: 108.63}
+# Highest MEM bandwidth on 1..10 cores (scan of the 10 values in CSX.yml):
+# copy:  14.56 26.79 30.55 32.70 34.45 35.60 36.31 36.51 [36.54] 36.46 -> 9 cores
+# daxpy: 21.32 38.26 45.88 50.49 53.15 54.54 54.98 [55.02] 54.90 54.77 -> 8 cores
+COPY_SAT_CORES, DAXPY_SAT_CORES = 9, 8
+# single-core L1 / L2 / L3 bandwidths for the Roofline levels
+COPY_1CORE = {"L1": 279.30, "L2": 68.91, "L3": 23.63, "MEM": 14.56}
+DAXPY_1CORE = {"L1": 291.92, "L2": 106.79, "L3": 35.62, "MEM": 21.32}
+COPY_WA = 24 / 16        # write-allocate factor of the copy benchmark (below L1)
+DAXPY_WA = 1.0           # daxpy has no write-only stream
+# In the victim L3 the benchmarks also sent every line back from L2 as a victim:
+COPY_VICTIM = 32 / 16    # copy: b + WA a in, b + a back
+DAXPY_VICTIM = 32 / 24   # daxpy: a + b in, a + b back, per 16 B read + 8 B written
+
+
+def bpc(gbs: float, wa: float) -> float:
+    """Bytes per cycle moved at a measured bandwidth (GB/s) with WA factor ``wa``."""
+    return gbs * 1e9 * wa / CLOCK
+
+
+def copy_mem_cycles(nbytes: float, cores: int) -> float:
+    return nbytes / bpc(COPY_MEM[cores], COPY_WA)
+
+
+def daxpy_mem_cycles(nbytes: float, cores: int) -> float:
+    return nbytes / bpc(DAXPY_MEM[cores], DAXPY_WA)
+
+
+def l1l2(loads: float, stores: float) -> float:
+    return (loads + stores) * CL / L2_BPC           # half-duplex
+
+
+def l2l3(loads: float, stores: float) -> float:
+    return max(loads, stores) * CL / L3_BPC         # full-duplex
+
+
+ALL_PORTS = ("0", "0DV", "1", "2", "2D", "3", "3D", "4", "5", "6", "7")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One kernel at one size, with every number derived by hand (see the comments)."""
+
+    name: str
+    kernel: str
+    defines: dict
+    flops_per_it: int
+    ports_per_asm_it: dict            # port -> cycles per assembly iteration
+    it_per_asm_it: int
+    lcd_per_asm_it: float
+    frontend_per_asm_it: float
+    critical_path_per_asm_it: float
+    t_ol_source: str
+    links: tuple                      # ((loads, stores) L1L2, L2L3, L3MEM) in CL/CL
+    t_l3mem: float                    # cy/CL, from the measured bandwidth
+    predictions: tuple                # T_L1, T_L2, T_L3, T_MEM in cy/CL
+    saturated: float                  # T_L3MEM at the saturated bandwidth, cy/CL
+    n_s: int
+    scaling: dict                     # cores -> (cy/CL, memory bound?)
+    lc_notes: tuple                   # fragments of the layer-condition notes
+    bench: str                        # benchmark kernel used for all levels
+    roofline_bytes: dict              # level -> bytes per CL
+    roofline_bandwidth: dict          # level -> B/s as used (WA-corrected below L1)
+    roofline_bottleneck: str
+    roofline_asm_bottleneck: str
+    cli: tuple = field(default=())    # -D arguments of the CLI
+
+    @property
+    def scale(self) -> float:
+        return IT_PER_CL / self.it_per_asm_it
+
+    @property
+    def t_nol(self) -> float:
+        return max(self.ports_per_asm_it["2D"], self.ports_per_asm_it["3D"]) * self.scale
+
+    @property
+    def t_ol(self) -> float:
+        other = max(c for p, c in self.ports_per_asm_it.items() if p not in ("2D", "3D"))
+        return max(other, self.lcd_per_asm_it, self.frontend_per_asm_it) * self.scale
+
+    @property
+    def flops_per_cl(self) -> int:
+        return self.flops_per_it * IT_PER_CL
+
+
+def ports(**nonzero) -> dict:
+    """Port table with the keyword ports set ('p2D' -> '2D') and the rest 0."""
+    table = {p: 0.0 for p in ALL_PORTS}
+    for key, value in nonzero.items():
+        table[key[1:]] = value
+    return table
+
+
+# =========================================================================== copy
+# kernels/copy.c, N = 10^7: a[i] = b[i]. Two arrays of 80 MB: nothing fits anywhere.
+#
+# (1) In-core. gcc 12 loop (.L4, 4 doubles per ymm, pointer +32 B per asm iteration
+#     -> 4 It per asm iteration, 8/4 = 2 asm iterations per CL):
+#       vmovapd (%rbx,%rdx), %ymm1      load:  AGU {2,3} + data {2D,3D}
+#       vmovapd %ymm1, 0(%r13,%rdx)     store: address {2,3} (indexed: no p7) + data {4}
+#       addq $32, %rdx                  {0,1,5,6}
+#       cmpq %rdx, %rax                 {0,1,5,6}
+#       jne .L4                         {6}
+#     Balancing: {2,3} carry 2 AGU uops -> 1.0 each; {4}: 1.0; {6}: jne 1.0; {2D,3D}:
+#     1 uop -> 0.5 each. The union {2,3,4,6} attains the maximum 1.0 (4 uops on 4
+#     ports), the add and cmp may not use p6 any more -> {0,1,5}: 2/3 each.
+#     T_nOL = 0.5 * 2 = 1.0 cy/CL; busiest other port 1.0 * 2 = 2.0; LCD: addq on rdx,
+#     1 cy -> 2.0; front end: load, store (micro-fused), add, cmp+jne (macro-fused) =
+#     4 fused uops / 4 per cy = 1.0 -> 2.0. T_OL = 2.0 (three-way tie; the report names
+#     the first bound in its order, "port throughput"). Critical path: the 7 cy ymm load
+#     feeding the store (latency 0) = 7 cy per asm iteration.
+# (2) Traffic: no layer condition holds anywhere (condition 0 of 1: the only reuse
+#     window is the whole sweep, 2 * 80 MB). Per CL of work:
+#     L1-L2: load b (1) + write-allocate a (1) = 2 loads, write back a = 1 store:
+#            T_L1L2 = 3 * 64 / 64 = 3.0 cy.
+#     L2-L3: L2 misses come from memory (0 loads from L3), both replaced lines (b clean,
+#            a dirty) go to L3: 2 stores; full duplex: max(0, 2) * 64 / 16 = 8.0 cy.
+#     L3-MEM: 2 loads (b, WA of a) + 1 store (a) = 192 B at copy 14.56 GB/s * 1.5 =
+#            21.84 GB/s = 8.736 B/cy -> T_L3MEM = 192 / 8.736 = 21.978 cy.
+# (3) ECM: { 2 || 1 | 3 | 8 | 21.98 } -> T_L1 = max(2, 1) = 2; T_L2 = max(2, 1+3) = 4;
+#     T_L3 = 1+3+8 = 12; T_MEM = 12 + 21.978 = 33.978 cy/CL.
+#     Saturated: copy 36.54 GB/s (9 cores) -> 192 / (36.54e9*1.5/2.5e9 = 21.924) = 8.7575;
+#     n_s = ceil(33.978 / 8.7575 = 3.880) = 4.
+#     Scaling: 1: max(33.978, 21.978) = 33.978 core; 2: max(16.989, 192/16.074 = 11.945)
+#     core; 4: max(8.494, 192/(32.70*0.6 = 19.62) = 9.786) memory; 10: max(3.398,
+#     192/21.876 = 8.777) memory; 20: max(1.699, 192/43.824 = 4.381) memory.
+# (4) Units: cy/It = cy/CL / 8 (T_MEM 4.247 cy/It); It/s = 2.5e9 * 8 / cy/CL
+#     (T_MEM 588.6 MIt/s); FLOP/s is undefined (0 FLOP per iteration).
+# (5) Roofline (copy benchmark, 1 core): L1 2 accesses * 8 B * 8 = 128 B at 279.30 GB/s
+#     -> 1.146 cy; L2 192 B at 68.91*1.5 = 103.365 GB/s -> 4.644; L3 128 B (the two
+#     victims) at 23.63*1.5 = 35.445 GB/s -> 9.028; MEM 192 B at 21.84 GB/s -> 21.978.
+#     No FLOPs: compute 0, unit It/s. Bottleneck MEM: 8 * 2.5e9 / 21.978 = 910 MIt/s.
+#     RooflineASM: in-core max(T_OL, T_nOL) = 2.0 cy < 21.978 -> MEM, 910 MIt/s.
+_COPY_MEM = copy_mem_cycles(192, 1)
+_COPY_T_MEM = 1.0 + 3.0 + 8.0 + _COPY_MEM
+COPY = Case(
+    name="copy", kernel="copy.c", defines={"N": 10**7}, flops_per_it=0,
+    ports_per_asm_it=ports(p0=2 / 3, p1=2 / 3, p5=2 / 3, p2=1.0, p3=1.0, p2D=0.5, p3D=0.5,
+                           p4=1.0, p6=1.0),
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=4 / 4,
+    critical_path_per_asm_it=7.0, t_ol_source="port throughput",
+    links=((2, 1), (0, 2), (2, 1)), t_l3mem=_COPY_MEM,
+    predictions=(2.0, 1.0 + 3.0, 1.0 + 3.0 + 8.0, _COPY_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=4,
+    scaling={1: (_COPY_T_MEM, False), 2: (_COPY_T_MEM / 2, False),
+             4: (copy_mem_cycles(192, 4), True), 10: (copy_mem_cycles(192, 10), True),
+             20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
+              "L3: layer condition 0 of 1 holds"),
+    bench="copy",
+    roofline_bytes={"L1": 2 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth={"L1": COPY_1CORE["L1"] * 1e9, "L2": COPY_1CORE["L2"] * 1e9 * COPY_WA,
+                        "L3": COPY_1CORE["L3"] * 1e9 * COPY_VICTIM,
+                        "MEM": COPY_1CORE["MEM"] * 1e9 * COPY_WA},
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "10000000"),
+)
+
+# =========================================================================== triad
+# kernels/triad.c, N = 10^7: a[i] = b[i] + s * c[i] (2 FLOP/It), three arrays in memory.
+#
+# (1) gcc 12 loop (.L4, 4 It per asm iteration):
+#       vmovapd 0(%r13,%rax), %ymm1              load
+#       vfmadd213pd (%r14,%rax), %ymm2, %ymm1    load + FMA {0,1}
+#       vmovapd %ymm1, (%r15,%rax)               store (indexed)
+#       addq $32, %rax ; cmpq %rdx, %rax         {0,1,5,6} each
+#       jne .L4                                  {6}
+#     {2,3}: 2 load AGU + 1 store address = 3 uops -> 1.5 each (the maximum).
+#     Remaining: {2D,3D} 2 uops -> 1.0; {4} 1.0; {0,1,5,6}: FMA + add + cmp + jne =
+#     4 uops on 4 ports, feasible at 1.0 each (FMA on 0/1, jne on 6) -> 1.0 each.
+#     T_OL = 1.5 * 2 = 3.0 cy/CL (port throughput); T_nOL = 1.0 * 2 = 2.0;
+#     LCD 1 * 2 = 2.0; front end: load, FMA+load, store, add, cmp+jne = 5 fused uops
+#     -> 1.25 * 2 = 2.5. Critical path: 7 (load) + 4 (FMA) = 11 per asm iteration.
+# (2) No layer condition holds (condition 0 of 1). Per CL:
+#     L1-L2: b, c, WA a = 3 loads + a = 1 store -> 4 * 64 / 64 = 4.0 cy.
+#     L2-L3: 0 loads, 3 victims (b, c clean; a dirty) -> max(0, 3) * 4 = 12.0 cy.
+#     L3-MEM: 3 loads + 1 store = 256 B with the daxpy benchmark (mix (2,1,0) -> daxpy,
+#            see the module doc), 21.32 GB/s = 8.528 B/cy -> 256 / 8.528 = 30.019 cy.
+# (3) T_L1 = max(3, 2) = 3; T_L2 = max(3, 2+4) = 6; T_L3 = 2+4+12 = 18;
+#     T_MEM = 18 + 30.019 = 48.019 cy/CL.
+#     Saturated: daxpy 55.02 GB/s (8 cores) = 22.008 B/cy -> 256 / 22.008 = 11.632;
+#     n_s = ceil(48.019 / 11.632 = 4.128) = 5.
+#     Scaling: 1: 48.019 core; 2: max(24.009, 256/15.304 = 16.728) core;
+#     4: max(12.005, 256/20.196 = 12.676) memory (already below n_s: the measured 4-core
+#     bandwidth is lower than the saturated one); 5: max(9.604, 256/21.26 = 12.041)
+#     memory; 10: 256/21.908 = 11.685 memory; 20: 256/43.452 = 5.892 memory.
+# (4) 16 FLOP per CL: FLOP/s = 16 * 2.5e9 / cy/CL, e.g. T_L1 = 3 cy -> 13.33 GFLOP/s,
+#     T_MEM -> 833 MFLOP/s; It/s = 20e9 / cy/CL; cy/It = cy/CL / 8.
+# (5) Roofline (daxpy benchmark, no WA correction): L1 3 accesses * 8 B * 8 = 192 B at
+#     291.92 GB/s -> 1.644 cy; L2 256 B at 106.79 -> 5.993; L3 192 B at 35.62 * 4/3
+#     (victim L3: the benchmark also sent a and b back, 32 B per 24 nominal) -> 10.106;
+#     MEM 256 B at 21.32 -> 30.019; compute 16 / 32 = 0.5 cy. Bottleneck MEM,
+#     AI 16/256 = 0.0625 FLOP/B, 16 * 2.5e9 / 30.019 = 1.3325 GFLOP/s.
+#     RooflineASM: in-core 3.0 cy < 30.019 -> MEM, 1.3325 GFLOP/s.
+_TRIAD_MEM = daxpy_mem_cycles(256, 1)
+_TRIAD_T_MEM = 2.0 + 4.0 + 12.0 + _TRIAD_MEM
+TRIAD = Case(
+    name="triad", kernel="triad.c", defines={"N": 10**7}, flops_per_it=2,
+    ports_per_asm_it=ports(p0=1.0, p1=1.0, p5=1.0, p6=1.0, p2=1.5, p3=1.5, p2D=1.0, p3D=1.0,
+                           p4=1.0),
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=5 / 4,
+    critical_path_per_asm_it=7.0 + 4.0, t_ol_source="port throughput",
+    links=((3, 1), (0, 3), (3, 1)), t_l3mem=_TRIAD_MEM,
+    predictions=(3.0, 2.0 + 4.0, 2.0 + 4.0 + 12.0, _TRIAD_T_MEM),
+    saturated=daxpy_mem_cycles(256, DAXPY_SAT_CORES), n_s=5,
+    scaling={1: (_TRIAD_T_MEM, False), 2: (_TRIAD_T_MEM / 2, False),
+             4: (daxpy_mem_cycles(256, 4), True), 5: (daxpy_mem_cycles(256, 5), True),
+             10: (daxpy_mem_cycles(256, 10), True), 20: (daxpy_mem_cycles(256, 20), True)},
+    lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
+              "L3: layer condition 0 of 1 holds"),
+    bench="daxpy",
+    roofline_bytes={"L1": 3 * 8 * 8, "L2": 4 * 64, "L3": 3 * 64, "MEM": 4 * 64},
+    roofline_bandwidth={**{lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "MEM")},
+                        "L3": DAXPY_1CORE["L3"] * 1e9 * DAXPY_VICTIM},
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "10000000"),
+)
+
+# =========================================================================== daxpy
+# kernels/daxpy.c, N = 10^7: a[i] = a[i] + s * b[i] (2 FLOP/It).
+#
+# (1) gcc 12 loop (.L4): vmovapd load; vfmadd213pd (%rbx,%rax) load + FMA; vmovapd store
+#     to (%rbx,%rax) (indexed); addq; cmpq; jne - the same uops as triad:
+#     {2,3} 1.5, {2D,3D} 1.0, {4} 1.0, {0,1,5,6} 1.0 -> T_OL 3.0, T_nOL 2.0, LCD 2.0,
+#     front end 5 uops -> 2.5, critical path 7 + 4 = 11 per asm iteration.
+# (2) No layer condition holds. L1-L2: a, b = 2 loads (a is read: no extra WA) + a =
+#     1 store -> 3.0 cy. L2-L3: 2 victims (a dirty, b clean) -> 2 * 4 = 8.0 cy.
+#     L3-MEM: 2 loads + 1 store = 192 B at daxpy 21.32 GB/s -> 192 / 8.528 = 22.514 cy.
+# (3) T_L1 = 3; T_L2 = max(3, 2+3) = 5; T_L3 = 2+3+8 = 13; T_MEM = 13 + 22.514 = 35.514.
+#     Saturated 192 / 22.008 = 8.724; n_s = ceil(35.514 / 8.724 = 4.071) = 5.
+#     Scaling: 1: 35.514 core; 2: max(17.757, 192/15.304 = 12.546) core; 4: max(8.878,
+#     192/20.196 = 9.507) memory; 5: max(7.103, 192/21.26 = 9.031) memory;
+#     10: 192/21.908 = 8.764; 20: 192/43.452 = 4.419.
+# (4) 16 FLOP per CL: T_MEM -> 16 * 2.5e9 / 35.514 = 1.126 GFLOP/s.
+# (5) Roofline (daxpy): L1 3 distinct accesses (a read, b read, a write) = 192 B ->
+#     1.644 cy; L2 192 B -> 4.495; L3 128 B -> 8.984; MEM 192 B -> 22.514; compute 0.5.
+#     Bottleneck MEM, AI 16/192 = 0.0833, 1.777 GFLOP/s (RooflineASM: in-core 3.0 -> MEM).
+_DAXPY_MEM = daxpy_mem_cycles(192, 1)
+_DAXPY_T_MEM = 2.0 + 3.0 + 8.0 + _DAXPY_MEM
+DAXPY = Case(
+    name="daxpy", kernel="daxpy.c", defines={"N": 10**7}, flops_per_it=2,
+    ports_per_asm_it=TRIAD.ports_per_asm_it,
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=5 / 4,
+    critical_path_per_asm_it=7.0 + 4.0, t_ol_source="port throughput",
+    links=((2, 1), (0, 2), (2, 1)), t_l3mem=_DAXPY_MEM,
+    predictions=(3.0, 2.0 + 3.0, 2.0 + 3.0 + 8.0, _DAXPY_T_MEM),
+    saturated=daxpy_mem_cycles(192, DAXPY_SAT_CORES), n_s=5,
+    scaling={1: (_DAXPY_T_MEM, False), 2: (_DAXPY_T_MEM / 2, False),
+             4: (daxpy_mem_cycles(192, 4), True), 5: (daxpy_mem_cycles(192, 5), True),
+             10: (daxpy_mem_cycles(192, 10), True), 20: (daxpy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
+              "L3: layer condition 0 of 1 holds"),
+    bench="daxpy",
+    roofline_bytes={"L1": 3 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth={**{lvl: DAXPY_1CORE[lvl] * 1e9 for lvl in ("L1", "L2", "MEM")},
+                        "L3": DAXPY_1CORE["L3"] * 1e9 * DAXPY_VICTIM},
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "10000000"),
+)
+
+# =========================================================================== 2d-5pt
+# kernels/2d-5pt.c: b[j][i] = (a[j][i-1] + a[j][i+1] + a[j-1][i] + a[j+1][i]) * s,
+# 4 FLOP/It (3 add + 1 mul), i = 1..N-2, j = 1..M-2.
+#
+# (1) gcc 12 loop (.L5, 4 It per asm iteration) - the same for every N, M (run-time
+#     constants):
+#       vmovupd (%r10,%rax), %ymm4               load
+#       vaddpd (%r11,%rax), %ymm4, %ymm0         load + add {0,1}
+#       vaddpd (%r9,%rax), %ymm0, %ymm0          load + add
+#       vaddpd (%r8,%rax), %ymm0, %ymm0          load + add
+#       vmulpd %ymm1, %ymm0, %ymm0               mul {0,1}
+#       vmovupd %ymm0, (%rcx,%rax)               store (indexed)
+#       addq $32, %rax ; cmpq %rax, %r14 ; jne .L5
+#     {2,3}: 4 load AGU + 1 store address = 5 -> 2.5 each (maximum).
+#     Next level 2.0: {2D,3D} 4 loads -> 2.0; {0,1}: 3 add + 1 mul = 4 -> 2.0
+#     ({0,1,5,6} as a whole: 4 + 2 + 1 = 7 / 4 = 1.75 < 2, so 0 and 1 stay FP only).
+#     Then {5,6}: add, cmp, jne = 3 uops, jne fixed on 6 -> 1.5 each. {4}: 1.0.
+#     Line splits (kerncraft/incore/linesplit.py; rows of 8000 B start on a line, the
+#     32-B vectors at i = 1, 5, ...): a[j][i-1] at byte 0, 32 (no split), a[j][i+1] at
+#     16, 48 and a[j+-1][i] at 8, 40 (every second splits): 3/8 of the 4 loads = 1.5
+#     split loads per asm iteration, each one more cycle on {2D,3D} (SKX.yml
+#     line_split) -> 2D, 3D 2.0 + 0.75 = 2.75 each. (b[j][i] splits every second
+#     store too; SKX.yml has no store cost.) The same 3/8 for N = 500: rows of 4000 B
+#     start alternately at 0 and 32 mod 64, which shifts every pattern by half a line.
+#     T_OL = 2.5 * 2 = 5.0; T_nOL = 2.75 * 2 = 5.5; LCD 2.0; front end 8 fused uops
+#     (load, 3 add+load, mul, store, add, cmp+jne) -> 2.0 * 2 = 4.0.
+#     Critical path: 7 (load) + 3 * 4 (dependent adds) + 4 (mul) = 23 per asm iteration.
+# (2) Layer conditions (footprints, docs/layer-conditions.md section 2): the group a has
+#     members a[j+1][i] (lead), a[j][i+1], a[j][i-1], a[j-1][i] with gaps (1,-1) =
+#     N-3 It, (0,2) = 2 It, (1,-1) = N-3 It; b is one member. Rate 8 B/It.
+#     condition 1 (window 2 It): a 8*(2*(1+2) + 2) + b 8*2 = 64 + 16 = 80 B;
+#     condition 2 (window N-3 It, "three rows"): a 8*((N-3) + 2(N-3) + 2) + b 8*(N-3)
+#                                                = 32 N - 80 B;
+#     condition 3: the whole sweep, about 2 arrays * 8 B * M * N.
+# --- N = M = 1000: 32*1000 - 80 = 31920 B = 31.17 KiB > 16 KiB usable L1 (but < 32 KiB:
+#     the LC note says an ideal LRU L1 might still keep it), <= 512 KiB L2 and 7.5 MiB L3;
+#     whole sweep 16 MB > 7.5 MiB. L1: condition 1 (only a[j][i-1] hits), L2 and L3:
+#     condition 2.
+#     L1-L2: a[j+1][i], a[j][i+1], a[j-1][i] + WA b = 4 loads, b = 1 store -> 5.0 cy.
+#     L2-L3: L2 misses a[j+1][i] and WA b, both from memory (L3 keeps nothing more than
+#            L2); 2 victims (a clean, b dirty) -> max(0, 2) * 4 = 8.0 cy.
+#     L3-MEM: 2 loads + 1 store = 192 B, copy benchmark -> 21.978 cy.
+#     ECM: T_L1 = max(5, 5.5) = 5.5; T_L2 = 5.5+5 = 10.5; T_L3 = 5.5+5+8 = 18.5;
+#     T_MEM = 18.5 + 21.978 = 40.478. n_s = ceil(40.478 / 8.7575 = 4.622) = 5.
+#     Scaling: 1: 40.478 core; 2: max(20.239, 11.945) core; 4: max(10.1195, 9.7859)
+#     core; 5: max(8.0956, 192/(34.45*0.6 = 20.67) = 9.289) memory;
+#     10: 8.777; 20: 4.381 memory.
+#     Units: 32 FLOP per CL: T_L1 -> 32 * 2.5e9 / 5.5 = 14.55 GFLOP/s; T_MEM -> 1.976
+#     GFLOP/s.
+#     Roofline (copy benchmark): L1 5 accesses * 8 B * 8 = 320 B at 279.30 GB/s ->
+#     2.864 cy; L2 320 B at 103.365 -> 7.740; L3 128 B at 35.445 -> 9.028; MEM 192 B at
+#     21.84 -> 21.978; compute 32 / 32 = 1.0. Bottleneck MEM, AI 32/192 = 0.1667,
+#     32 * 2.5e9 / 21.978 = 3.640 GFLOP/s; RooflineASM: in-core 5.5 -> MEM, 3.640 GFLOP/s.
+_S2D_T_MEM = 5.5 + 5.0 + 8.0 + copy_mem_cycles(192, 1)
+_PORTS_2D5PT = ports(p0=2.0, p1=2.0, p2=2.5, p3=2.5, p2D=2.75, p3D=2.75, p4=1.0, p5=1.5,
+                     p6=1.5)
+S2D = Case(
+    name="2d-5pt", kernel="2d-5pt.c", defines={"N": 1000, "M": 1000}, flops_per_it=4,
+    ports_per_asm_it=_PORTS_2D5PT,
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
+    critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
+    links=((4, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    predictions=(5.5, 5.5 + 5.0, 5.5 + 5.0 + 8.0, _S2D_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
+    scaling={1: (_S2D_T_MEM, False), 2: (_S2D_T_MEM / 2, False),
+             4: (_S2D_T_MEM / 4, False), 5: (copy_mem_cycles(192, 5), True),
+             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 1 of 3 holds (reuse window i+2 = 2 it, footprint 80 B",
+              "L2: layer condition 2 of 3 holds (reuse window j+1 i-1 = N - 3 it, "
+              "footprint 31.17 kB",
+              "L3: layer condition 2 of 3 holds"),
+    bench="copy",
+    roofline_bytes={"L1": 5 * 8 * 8, "L2": 5 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth=COPY.roofline_bandwidth,
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "1000", "-D", "M", "1000"),
+)
+
+# --- N = 500, M = 10000: three rows fit L1: 32*500 - 80 = 15920 B = 15.55 KiB <= 16 KiB
+#     (97 % of it: the LC "near threshold" note); the whole sweep (75.98 MiB) does not
+#     fit L3 -> data in memory. L1, L2, L3: condition 2.
+#     L1-L2: a[j+1][i] + WA b = 2 loads, b = 1 store -> 3.0 cy.
+#     L2-L3 and L3-MEM as for N = 1000: 8.0 cy and 192 B -> 21.978 cy.
+#     ECM (T_nOL 5.5 with the split loads, as for N = 1000): T_L1 = 5.5; T_L2 = 5.5+3 =
+#     8.5; T_L3 = 5.5+3+8 = 16.5; T_MEM = 16.5 + 21.978 = 38.478;
+#     n_s = ceil(38.478 / 8.7575 = 4.394) = 5.
+#     Scaling: 1: 38.478 core; 2: 19.239 core; 4: max(9.6195, 9.786) memory;
+#     5: 9.289 memory; 10: 8.777; 20: 4.381.
+#     Roofline: L2 now 3 CL = 192 B -> 192 * 2.5 / 103.365 = 4.644 cy; the rest as for
+#     N = 1000 -> bottleneck MEM, 3.640 GFLOP/s.
+_S2D5_T_MEM = 5.5 + 3.0 + 8.0 + copy_mem_cycles(192, 1)
+S2D_ROWS_IN_L1 = Case(
+    name="2d-5pt-N500", kernel="2d-5pt.c", defines={"N": 500, "M": 10000}, flops_per_it=4,
+    ports_per_asm_it=_PORTS_2D5PT,
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
+    critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
+    links=((2, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    predictions=(5.5, 5.5 + 3.0, 5.5 + 3.0 + 8.0, _S2D5_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
+    scaling={1: (_S2D5_T_MEM, False), 2: (_S2D5_T_MEM / 2, False),
+             4: (copy_mem_cycles(192, 4), True), 5: (copy_mem_cycles(192, 5), True),
+             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 2 of 3 holds (reuse window j+1 i-1 = N - 3 it, "
+              "footprint 15.55 kB",
+              "L2: layer condition 2 of 3 holds", "L3: layer condition 2 of 3 holds",
+              "next condition needs 75.98 MB"),
+    bench="copy",
+    roofline_bytes={"L1": 5 * 8 * 8, "L2": 3 * 64, "L3": 2 * 64, "MEM": 3 * 64},
+    roofline_bandwidth=COPY.roofline_bandwidth,
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "500", "-D", "M", "10000"),
+)
+
+# =========================================================================== 3d-7pt
+# kernels/3d-7pt.c, N = M = L = 200:
+# b[k][j][i] = c0 * a[k][j][i] + c1 * (sum of the six face neighbours), 8 FLOP/It
+# (5 + 1 add, 2 mul). Two arrays of 64 MB: in memory.
+#
+# (1) gcc 12 loop (.L5, 4 It per asm iteration):
+#       vmovupd (%r9,%rax), %ymm7                       load
+#       5 x vaddpd (mem), %ymm, %ymm0                   load + add {0,1}
+#       vmulpd %ymm1, %ymm0, %ymm0                      mul {0,1}
+#       vfmadd231pd (%r15,%rax), %ymm2, %ymm0           load + FMA {0,1}
+#       vmovupd %ymm0, (%rdx,%rax)                      store (indexed)
+#       addq $32, %rax                                  {0,1,5,6}
+#       cmpq %rax, 160(%rsp)                            load (the loop bound lives on
+#                                                       the stack) + {0,1,5,6}
+#       jne .L5                                         {6}
+#     Loads: 1 + 5 + 1 + 1 (cmpq) = 8; stores 1.
+#     {2,3}: 8 + 1 = 9 AGU uops -> 4.5 each (maximum). {2D,3D}: 8 -> 4.0 each.
+#     {0,1}: 5 add + 1 mul + 1 FMA = 7 -> 3.5 ({0,1,5,6}: 10/4 = 2.5 < 3.5).
+#     {5,6}: add, cmp, jne -> 1.5 each. {4}: 1.0.
+#     Line splits (rows of 1600 B and planes start on a line; 32-B vectors from i = 1):
+#     a[k][j][i-1] at 0, 32 never splits; a[k][j][i], a[k][j][i+1] (8 resp. 16 B in)
+#     and the four neighbours in j and k (8 B in) split every second vector: 3/7 of the
+#     7 vector loads = 3 split loads per asm iteration (the cmpq stack load is no vector)
+#     -> 2D, 3D 4.0 + 1.5 = 5.5 each (SKX.yml line_split: one more load-data cycle).
+#     T_OL = 4.5 * 2 = 9.0; T_nOL = 5.5 * 2 = 11.0 (the stack load of cmpq counts);
+#     LCD 2.0; front end: load, 5 add+load, mul, FMA+load, store, add, cmp(mem)+jne =
+#     11 fused uops -> 2.75 * 2 = 5.5. Critical path 7 + 5*4 + 4 (mul) + 4 (FMA) = 35.
+# (2) Layer conditions: group a with 7 members, lead a[k+1][j][i]; gaps (1,-1,0) =
+#     (M-3)(N-2) It (twice), (0,1,-1) = N-3 It (twice), (0,0,1) = 1 It (twice).
+#     rows window (0,1,-1): a 8*((N-3)*(1+2) + 2(N-3) + 2) + b 8*(N-3) = 48 N - 128 B
+#       = 9472 B = 9.25 KiB at N = 200: fits L1 (16 KiB);
+#     planes window (1,-1,0): a 8*(3(M-3)(N-2) + 2(N-3) + 2) + b 8*(M-3)(N-2)
+#       = 32 MN - 64 M - 80 N + 160 = 1251360 B = 1.19 MiB: > 512 KiB L2, <= 7.5 MiB L3;
+#     whole sweep 119.04 MiB: fits nowhere.
+#     -> L1, L2: condition 2 of 4 (rows); L3: condition 3 of 4 (planes).
+#     L1-L2: a[k+1][j][i], a[k][j+1][i], a[k-1][j][i] + WA b = 4 loads + 1 store -> 5.0 cy.
+#     L2-L3: L2 misses the same 4 lines; a[k][j+1][i] and a[k-1][j][i] are still in L3
+#            (planes condition) -> 2 loads from L3; a[k+1][j][i] and WA b from memory;
+#            every one of the 4 lines filled into L2 evicts one line to L3 -> 4 stores;
+#            full duplex max(2, 4) * 64 / 16 = 16.0 cy.
+#     L3-MEM: a[k+1][j][i] + WA b = 2 loads, b = 1 store = 192 B (copy) -> 21.978 cy.
+# (3) T_L1 = max(9, 11) = 11; T_L2 = 11+5 = 16; T_L3 = 11+5+16 = 32;
+#     T_MEM = 32 + 21.978 = 53.978; n_s = ceil(53.978 / 8.7575 = 6.164) = 7.
+#     Scaling: 1: 53.978 core; 2: 26.989 core; 5: max(10.796, 9.289) core;
+#     6: max(8.9963, 192/(35.60*0.6 = 21.36) = 8.989) core (by 0.1 %); 10: 8.777;
+#     20: 4.381.
+# (4) 64 FLOP per CL: T_L1 -> 64 * 2.5e9 / 11 = 14.55 GFLOP/s; T_MEM -> 2.964 GFLOP/s.
+# (5) Roofline (copy): L1 8 accesses * 8 B * 8 = 512 B at 279.30 -> 4.583 cy; L2 5 CL =
+#     320 B at 103.365 -> 7.740; L3 2 + 4 = 6 CL = 384 B (loads and victims on the
+#     full-duplex L2-L3 link) at 23.63 * 2 = 47.26 GB/s (the copy benchmark in L3 moved
+#     b + WA a in and both lines back as victims: 32 B per 16 nominal) -> 20.313;
+#     MEM 192 B -> 21.978; compute 64 / 32 = 2.0. Bottleneck MEM, AI 64/192 = 0.3333,
+#     64 * 2.5e9 / 21.978 = 7.280 GFLOP/s. RooflineASM: in-core 11.0 < 21.978 -> MEM.
+_S3D_T_MEM = 11.0 + 5.0 + 16.0 + copy_mem_cycles(192, 1)
+S3D = Case(
+    name="3d-7pt", kernel="3d-7pt.c", defines={"N": 200, "M": 200, "L": 200},
+    flops_per_it=8,
+    ports_per_asm_it=ports(p0=3.5, p1=3.5, p2=4.5, p3=4.5, p2D=5.5, p3D=5.5, p4=1.0, p5=1.5,
+                           p6=1.5),
+    it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=11 / 4,
+    critical_path_per_asm_it=7.0 + 5 * 4.0 + 4.0 + 4.0, t_ol_source="port throughput",
+    links=((4, 1), (2, 4), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    predictions=(11.0, 11.0 + 5.0, 11.0 + 5.0 + 16.0, _S3D_T_MEM),
+    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=7,
+    scaling={1: (_S3D_T_MEM, False), 2: (_S3D_T_MEM / 2, False),
+             5: (_S3D_T_MEM / 5, False), 6: (_S3D_T_MEM / 6, False),
+             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+    lc_notes=("L1: layer condition 2 of 4 holds (reuse window j+1 i-1 = N - 3 it, "
+              "footprint 9.25 kB",
+              "L2: layer condition 2 of 4 holds",
+              "L3: layer condition 3 of 4 holds (reuse window k+1 j-1 = M*N - 2*M - 3*N + 6 "
+              "it, footprint 1.19 MB",
+              "next condition needs 119.04 MB"),
+    bench="copy",
+    roofline_bytes={"L1": 8 * 8 * 8, "L2": 5 * 64, "L3": 6 * 64, "MEM": 3 * 64},
+    roofline_bandwidth=COPY.roofline_bandwidth,
+    roofline_bottleneck="MEM", roofline_asm_bottleneck="MEM",
+    cli=("-D", "N", "200", "-D", "M", "200", "-D", "L", "200"),
+)
+
+CASES = (COPY, TRIAD, DAXPY, S2D, S2D_ROWS_IN_L1, S3D)
+IDS = [c.name for c in CASES]
