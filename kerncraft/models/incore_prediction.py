@@ -61,11 +61,7 @@ class InCorePrediction:
     @property
     def port_cycles(self) -> dict[str, float]:
         """Cycles per port and assembly iteration, line-split cycles included."""
-        totals = dict(self.analysis.port_totals)
-        if self.line_splits is not None:
-            for port, extra in self.line_splits.per_port.items():
-                totals[port] = totals.get(port, 0.0) + extra
-        return totals
+        return port_cycles_with_splits(self.analysis.port_totals, self.line_splits)
 
     @property
     def throughput(self) -> float:
@@ -196,6 +192,15 @@ def split_ports(port_totals: Mapping[str, float], nol: tuple[str, ...]
     return t_nol, t_ol
 
 
+def port_cycles_with_splits(port_totals: Mapping[str, float], splits) -> dict[str, float]:
+    """Port cycles per assembly iteration plus the expected line-split cycles
+    (:class:`~kerncraft.incore.linesplit.LineSplitEstimate` or None)."""
+    totals = dict(port_totals)
+    for port, extra in (splits.per_port.items() if splits is not None else ()):
+        totals[port] = totals.get(port, 0.0) + extra
+    return totals
+
+
 def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str | None = None,
                    asm_block: str | int = "auto", pointer_increment: str | int = "auto",
                    ignore_unknown: bool = False, iterations_per_cacheline: float,
@@ -230,9 +235,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
         splits = estimate_line_splits(kernel, getattr(analysis, "vector_accesses", ()),
                                       getattr(analysis, "line_split_costs", ()),
                                       machine.cacheline_size)
-    totals = dict(analysis.port_totals)
-    for port, extra in (splits.per_port.items() if splits else ()):
-        totals[port] = totals.get(port, 0.0) + extra
+    totals = port_cycles_with_splits(analysis.port_totals, splits)
     busiest_nol, busiest_other = split_ports(totals, nol)
     t_nol = busiest_nol * scale
     bounds = {"port throughput": busiest_other * scale,
