@@ -66,7 +66,9 @@ def test_bench_addq_latency_is_one_cycle(capsys):
     assert res["form"] == "addq r64,r64"
     assert res["latency"] == pytest.approx(1.0, abs=0.15)    # the clock's own reference chain
     assert res["db_latency"] == 1.0 and res["db_throughput"] == pytest.approx(0.25)
-    assert 0.2 < res["throughput"] < 0.45                    # 4 ALUs on every recent x86 core
+    # 4 integer ALUs on Intel cores and Zen 1-4 (0.25 cy), 6 on Zen 5 (1/6 = 0.167 cy;
+    # measured 0.19 on a Zen 5 EPYC VM)
+    assert 0.14 < res["throughput"] < 0.45
 
 
 @needs_x86

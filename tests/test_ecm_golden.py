@@ -317,10 +317,11 @@ def test_ecm_2d5pt_in_l3(csx):
     assert table[2]["cycles_per_cl"] == approx(8.25)
     assert table[1]["memory_bound"] is table[2]["memory_bound"] is False
     # n = 3: 2/3 * (14/3 + 1) = 3.78 MiB < 3.81 MiB -> only the 3-rows condition holds in L3
-    # (as for the N=500, M=10000 case): T_MEM(3) = _S2D5_T_MEM = 38.48 cy for one core, and
-    # T_L3MEM(3) = 192 B at the copy bandwidth of 3 cores (30.55 GB/s * 1.5).
+    # (as for the N=500, M=10000 case): T_MEM(3) = _S2D5_T_MEM = 25.26 cy for one core, and
+    # T_L3MEM,sat = 192 B at the saturated copy bandwidth (36.54 GB/s * 1.5) = 8.7575 cy:
+    # max(8.42, 8.76) -> memory bound.
     t_mem3 = _S2D5_T_MEM
-    t_l3mem3 = 192 / bpc(30.55, COPY_WA)
+    t_l3mem3 = 192 / bpc(36.54, COPY_WA)
     assert table[3]["cycles_per_cl"] == approx(max(t_mem3 / 3, t_l3mem3))
     assert table[3]["memory_bound"] is (t_l3mem3 >= t_mem3 / 3)
     assert "L3: layer condition 3 of 3 holds" in "\n".join(data["traffic"]["notes"])
@@ -343,8 +344,9 @@ def test_ecm_in_l3_does_not_claim_saturation(csx):
 # docs/layer-conditions.md section 4): 0.5 * (14/10 + 1) MiB = 1.2 MiB < 1.87 MiB -> only
 # the rows condition holds in L3 -> all 4 L2 misses come from memory: L3-MEM 4 loads +
 # 1 store = 320 B (ECMData -c 10 says exactly that). The scaling row for 10 cores should
-# therefore be max(T_MEM(10)/10, 320 B / (36.46 GB/s * 1.5 / 2.5 GHz = 21.876 B/cy))
-# = 14.63 cy/CL (T_MEM(10) = 8 + 5 + 16 + 320/8.736 = 65.6, /10 = 6.56), memory bound.
+# therefore be max(T_MEM(10)/10, 320 B / (36.54 GB/s * 1.5 / 2.5 GHz = 21.924 B/cy, the
+# saturated copy bandwidth of the NUMA domain)) = 14.60 cy/CL (T_MEM(10) = 11 + 5 + 16 +
+# 14.60 = 46.6, /10 = 4.66), memory bound.
 # ecm_model computes the traffic once with cores=1 (kerncraft/models/ecm.py, ecm_model:
 # predict_traffic(..., cores=1)) and _memory_times reuses it for every core count, so the
 # row says 192 / 21.876 = 8.78 cy/CL: 1.67x too optimistic, and -c 10 of ECM and ECMData
@@ -358,7 +360,7 @@ def test_ecm_scaling_uses_traffic_of_n_cores(csx):
     ecmdata = ecm_data_model(kernel, csx, args(cores=10)).data
     assert (ecmdata["links"][2]["loads_cl"], ecmdata["links"][2]["stores_cl"]) == (4.0, 1.0)
     row = ecm_model(kernel, csx, args(cores=10)).data["scaling"][9]
-    assert row["cycles_per_cl"] == approx(320 / bpc(COPY_MEM[10], COPY_WA))
+    assert row["cycles_per_cl"] == approx(320 / bpc(COPY_MEM[9], COPY_WA))
 
 
 # --------------------------------------------------------------------------- golden text

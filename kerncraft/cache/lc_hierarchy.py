@@ -76,6 +76,7 @@ class LevelCapacity:
     partner: str | None       # victim target (for an owner) or owner (for a target)
     write_allocate: bool
     load_from: str | None
+    victims_to: str | None
     sets: int
     ways: int
     cl_size: int
@@ -151,8 +152,8 @@ def level_capacities(machine, cores: int = 1,
         cpg = int(lvl.cores_per_group or 1)
         out.append(LevelCapacity(lvl.name, int(lvl.size_per_group or geo.size), cpg,
                                  min(cores, cpg), share, f, usable, role, partner,
-                                 geo.write_allocate, geo.load_from, geo.sets, geo.ways,
-                                 geo.cl_size))
+                                 geo.write_allocate, geo.load_from, geo.victims_to, geo.sets,
+                                 geo.ways, geo.cl_size))
     return tuple(out)
 
 
@@ -181,6 +182,13 @@ def hierarchy_traffic(caps: Sequence[LevelCapacity], rates: Sequence[RegimeRates
     replaced lines = filled lines). The victim level itself is never filled
     from below (``loads == 0``); its hits/misses are the owner's lookups and
     its stores are its dirty lines going to memory.
+
+    A level below a write-allocating one receives that level's write-allocate
+    fills as ordinary loads, whatever its own ``write_allocate`` says (Zen's
+    non-allocating L3 still fetches the line that L2 allocates for a store).
+    A regular level with ``victims_to`` (a ``load_from`` level that also takes
+    victims, as in the Zen files) sends every replaced line there: stores =
+    fills.
     """
     by_name = {c.name: i for i, c in enumerate(caps)}
     out: list[LevelTraffic] = []
@@ -189,7 +197,9 @@ def hierarchy_traffic(caps: Sequence[LevelCapacity], rates: Sequence[RegimeRates
     for i, cap in enumerate(caps):
         r = rates[i]
         misses = r.read_misses + r.write_misses
-        loads = r.read_misses + (r.write_misses if cap.write_allocate else 0.0)
+        allocated_above = any(c.write_allocate for c in caps[:i])
+        loads = r.read_misses + (r.write_misses if cap.write_allocate or allocated_above
+                                 else 0.0)
         if prev_loads is not None:            # never more requests than the level above sent
             loads = min(loads, prev_loads) if prev_serves_me else loads
             misses = min(misses, prev_loads) if prev_serves_me else misses
@@ -211,7 +221,8 @@ def hierarchy_traffic(caps: Sequence[LevelCapacity], rates: Sequence[RegimeRates
             sources: tuple = ()
             if cap.load_from is not None and i + 1 < len(caps) and cap.load_from != caps[i + 1].name:
                 sources = ((cap.load_from, loads),)
-            lt = LevelTraffic(cap.name, loads, r.dirty, misses, r.dirty, cacheline_size, hits,
+            stores = max(loads, r.dirty) if cap.victims_to else r.dirty
+            lt = LevelTraffic(cap.name, loads, stores, misses, stores, cacheline_size, hits,
                               sources)
         out.append(lt)
         prev_loads = lt.loads

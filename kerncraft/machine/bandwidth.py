@@ -39,9 +39,12 @@ benchmark is chosen by, in this order (lexicographic minimum):
 So load (1,0,0) share 0; triad (3,1,0) 1/4; daxpy (1,0,1) 1/3; copy (1,1,0)
 1/2 with 2 streams; update (0,0,1) 1/2 with 1 stream: each selects itself.
 
-Core count: the measurement for exactly ``cores`` and ``threads_per_core`` is
-used; if the file has none, the closest available one is (fewer cores on a
-tie) and the explanation says so.
+Core count: :func:`select_bandwidth` (Roofline: the bandwidth ``cores`` cores
+get) uses the measurement for exactly ``cores`` and ``threads_per_core``; if the
+file has none, the closest available one (fewer cores on a tie), and the
+explanation says so. :func:`saturated_bandwidth` (ECM: the memory interface's
+saturated bandwidth) uses the highest measurement on up to one NUMA domain's
+cores.
 """
 from __future__ import annotations
 
@@ -52,7 +55,7 @@ from kerncraft.errors import MachineFileError, SourceLocation
 from kerncraft.machine.model import BandwidthMeasurement, MachineModel, StreamMix
 from kerncraft.units import format_quantity
 
-__all__ = ["BandwidthChoice", "select_bandwidth", "stream_classes", "mix_distance"]
+__all__ = ["BandwidthChoice", "select_bandwidth", "saturated_bandwidth", "stream_classes", "mix_distance"]
 
 
 @dataclass(frozen=True)
@@ -133,31 +136,51 @@ def _pick_measurement(machine: MachineModel, level: str, threads_per_core: int
                   f"used {best.threads_per_core}")
 
 
-def select_bandwidth(machine: MachineModel, level: str, reads: int, writes: int,
-                     read_writes: int, cores: int = 1, threads_per_core: int = 1
-                     ) -> BandwidthChoice:
-    """Measured bandwidth of ``level`` for a kernel with the given streams.
-
-    See the module docstring for what to pass and how the benchmark is chosen.
-    Raises ValueError for impossible arguments and MachineFileError if the
-    machine file has no usable measurement for ``level``.
-    """
-    if min(reads, writes, read_writes) < 0 or reads + writes + read_writes == 0:
-        raise ValueError("stream counts must be non-negative and not all zero, got "
-                         f"reads={reads}, writes={writes}, read_writes={read_writes}")
-    if cores < 1 or threads_per_core < 1:
-        raise ValueError("cores and threads_per_core must be at least 1")
-    measurement, note = _pick_measurement(machine, level, threads_per_core)
+def _choose_kernel(machine: MachineModel, level: str, measurement: BandwidthMeasurement,
+                   wanted: tuple[int, int, int]) -> str:
     candidates = [name for name in machine.benchmark_kernels if name in measurement.results]
     if not candidates:
         raise MachineFileError(f"the measurements for level {level!r} name no benchmark kernel "
                                "listed under benchmarks.kernels",
                                SourceLocation(machine.path) if machine.path else None,
                                yaml_path=f"benchmarks.measurements.{level}")
-    wanted = (reads, writes, read_writes)
     order = {name: i for i, name in enumerate(candidates)}
-    kernel = min(candidates, key=lambda name: (
+    return min(candidates, key=lambda name: (
         mix_distance(wanted, stream_classes(machine.benchmark_kernels[name])), order[name]))
+
+
+def _check_streams(reads: int, writes: int, read_writes: int, threads_per_core: int) -> None:
+    if min(reads, writes, read_writes) < 0 or reads + writes + read_writes == 0:
+        raise ValueError("stream counts must be non-negative and not all zero, got "
+                         f"reads={reads}, writes={writes}, read_writes={read_writes}")
+    if threads_per_core < 1:
+        raise ValueError("threads_per_core must be at least 1")
+
+
+def _explain(level: str, wanted: tuple[int, int, int], kernel: str, mix: StreamMix,
+             bandwidth: float, cores: int, threads: int, notes: list[str]) -> str:
+    text = (f"{level}: kernel streams {wanted[0]} read / {wanted[1]} write / {wanted[2]} "
+            f"read+write (write share {_write_share(*wanted)}) are closest to benchmark "
+            f"'{kernel}' {stream_classes(mix)}; measured {format_quantity(bandwidth, 'B/s')} on "
+            f"{cores} core(s), {threads} thread(s) per core")
+    return text + (" [" + "; ".join(notes) + "]" if notes else "")
+
+
+def select_bandwidth(machine: MachineModel, level: str, reads: int, writes: int,
+                     read_writes: int, cores: int = 1, threads_per_core: int = 1
+                     ) -> BandwidthChoice:
+    """Measured bandwidth of ``level`` for a kernel with the given streams on ``cores``.
+
+    See the module docstring for what to pass and how the benchmark is chosen.
+    Raises ValueError for impossible arguments and MachineFileError if the
+    machine file has no usable measurement for ``level``.
+    """
+    _check_streams(reads, writes, read_writes, threads_per_core)
+    if cores < 1:
+        raise ValueError("cores and threads_per_core must be at least 1")
+    measurement, note = _pick_measurement(machine, level, threads_per_core)
+    wanted = (reads, writes, read_writes)
+    kernel = _choose_kernel(machine, level, measurement, wanted)
     index = min(range(len(measurement.cores)),
                 key=lambda i: (abs(measurement.cores[i] - cores), measurement.cores[i]))
     used_cores = measurement.cores[index]
@@ -166,13 +189,49 @@ def select_bandwidth(machine: MachineModel, level: str, reads: int, writes: int,
         notes.append(f"no measurement on {cores} core(s), used {used_cores}")
     bandwidth = measurement.results[kernel][index]
     mix = machine.benchmark_kernels[kernel]
-    explanation = (
-        f"{level}: kernel streams {reads} read / {writes} write / {read_writes} read+write "
-        f"(write share {_write_share(*wanted)}) are closest to benchmark '{kernel}' "
-        f"{stream_classes(mix)}; measured {format_quantity(bandwidth, 'B/s')} on "
-        f"{used_cores} core(s), {measurement.threads_per_core} thread(s) per core")
-    if notes:
-        explanation += " [" + "; ".join(notes) + "]"
     return BandwidthChoice(level=level, kernel=kernel, bandwidth=bandwidth, cores=used_cores,
                            threads_per_core=measurement.threads_per_core, mix=mix,
-                           explanation=explanation, requested_cores=cores, exact=not notes)
+                           explanation=_explain(level, wanted, kernel, mix, bandwidth,
+                                                used_cores, measurement.threads_per_core,
+                                                notes),
+                           requested_cores=cores, exact=not notes)
+
+
+def saturated_bandwidth(machine: MachineModel, level: str, reads: int, writes: int,
+                        read_writes: int, numa_domains: int = 1, threads_per_core: int = 1
+                        ) -> BandwidthChoice:
+    """Saturated bandwidth of ``level`` for the kernel's streams (the ECM memory input).
+
+    The ECM model's only measured input is the *saturated* bandwidth of the memory
+    interface of one ccNUMA domain (seed 004, Sect. 2.3 and 5): the highest bandwidth
+    of the matching benchmark kernel measured on up to ``cores per NUMA domain`` cores
+    (``numa_domains`` domains: up to that many times as many cores, filled one domain
+    after the other). A single core's ECM time T_L3MEM uses this, not the one-core
+    bandwidth: a one-core measurement already contains the in-cache transfers that ECM
+    adds on top of T_L3MEM.
+    """
+    _check_streams(reads, writes, read_writes, threads_per_core)
+    if numa_domains < 1:
+        raise ValueError("numa_domains must be at least 1")
+    per_domain = machine.cores_per_numa_domain or machine.cores_per_socket
+    limit = per_domain * numa_domains
+    measurement, note = _pick_measurement(machine, level, threads_per_core)
+    wanted = (reads, writes, read_writes)
+    kernel = _choose_kernel(machine, level, measurement, wanted)
+    values = measurement.results[kernel]
+    inside = [i for i, n in enumerate(measurement.cores) if n <= limit]
+    notes = [note] if note else []
+    if not inside:
+        inside = [min(range(len(measurement.cores)), key=lambda i: measurement.cores[i])]
+        notes.append(f"no measurement on at most {limit} core(s), used "
+                     f"{measurement.cores[inside[0]]}")
+    index = max(inside, key=lambda i: (values[i], -measurement.cores[i]))
+    used_cores, bandwidth = measurement.cores[index], values[index]
+    mix = machine.benchmark_kernels[kernel]
+    explanation = _explain(level, wanted, kernel, mix, bandwidth, used_cores,
+                           measurement.threads_per_core, notes)
+    explanation += (f"; saturated: the highest of {len(inside)} measurement(s) on up to "
+                    f"{limit} core(s) ({numa_domains} NUMA domain(s) of {per_domain})")
+    return BandwidthChoice(level=level, kernel=kernel, bandwidth=bandwidth, cores=used_cores,
+                           threads_per_core=measurement.threads_per_core, mix=mix,
+                           explanation=explanation, requested_cores=limit, exact=not notes)

@@ -151,6 +151,11 @@ class MachineModel:
         """The main-memory level (the last one of the hierarchy)."""
         return self.memory_hierarchy[-1]
 
+    def numa_domains_filled(self, cores: int) -> int:
+        """NUMA domains that ``cores`` cores occupy when filled one domain after the other."""
+        per_domain = self.cores_per_numa_domain or self.cores_per_socket
+        return max(1, -(-cores // per_domain))
+
     def measurements_for(self, level: str) -> tuple[BandwidthMeasurement, ...]:
         """Bandwidth measurements of one level, one entry per threads-per-core."""
         return tuple(m for m in self.measurements if m.level == level)

@@ -14,6 +14,7 @@ from kerncraft.models.ecm_data import convert_cycles, format_value
 from kerncraft.models.incore_prediction import incore_options, predict_incore
 from kerncraft.models.registry import ModelReport
 from kerncraft.models.transfers import link_times, predict_traffic
+from kerncraft.units import format_quantity
 
 
 def incore_for(kernel, machine, args):
@@ -82,8 +83,10 @@ def _share_key(machine, cores: int) -> tuple[int, ...]:
     return tuple(min(cores, lvl.cores_per_group or 1) for lvl in machine.cache_levels)
 
 
-def _ecm_for_traffic(kernel, machine, incore, traffic, cores: int):
-    links = link_times(kernel, machine, traffic, cores=cores)
+def _ecm_for_traffic(kernel, machine, incore, traffic):
+    """Single-core ECM: in-cache links from the machine file, T_L3MEM at the
+    saturated bandwidth of one NUMA domain (seed 004; see ecm_compose)."""
+    links = link_times(kernel, machine, traffic, saturated_domains=1)
     contributions = [ECMContribution(link.name, link.cycles,
                                      machine.level(link.lower).transfers_overlap)
                      for link in links]
@@ -92,7 +95,7 @@ def _ecm_for_traffic(kernel, machine, incore, traffic, cores: int):
 
 
 def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], single_core):
-    """(n, T_MEM(n), T_L3MEM(n)) with the traffic of n active cores (see ecm_compose).
+    """(n, T_MEM(n), T_L3MEM,sat(n)) with the traffic of n active cores (see ecm_compose).
 
     ``single_core`` is the one-core traffic the caller already has (with SIM a
     prediction is a whole simulation, so it must not be repeated).
@@ -105,9 +108,11 @@ def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], 
             traffic_by_share[key] = predict_traffic(kernel, machine, predictor, cores=n)
         traffic = traffic_by_share[key]
         # one core's ECM time with the traffic of n active cores, and the memory
-        # transfer at the bandwidth all n cores get together
-        ecm, _ = _ecm_for_traffic(kernel, machine, incore, traffic, 1)
-        transfer = link_times(kernel, machine, traffic, cores=n)[-1].cycles
+        # transfer at the saturated bandwidth of the NUMA domains n cores fill
+        ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic)
+        domains = machine.numa_domains_filled(n)
+        transfer = (links[-1].cycles if domains == 1 else
+                    link_times(kernel, machine, traffic, saturated_domains=domains)[-1].cycles)
         points.append((n, ecm.memory_time, transfer))
     return points
 
@@ -118,11 +123,10 @@ def ecm_model(kernel, machine, args) -> ModelReport:
     unit = getattr(args, "unit", None) or "cy/CL"
     incore = incore_for(kernel, machine, args)
     traffic = predict_traffic(kernel, machine, predictor, cores=1)
-    ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic, 1)
+    ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic)
     contributions, levels = ecm.contributions, ecm.levels
     numa, socket = _scaling_limits(machine)
-    saturated = min(link_times(kernel, machine, traffic, cores=n)[-1].cycles
-                    for n in range(1, numa + 1))
+    saturated = links[-1].cycles
     n_s = saturation_cores(ecm.memory_time, saturated)
     table = scaling_table(_scaling_points(kernel, machine, incore, predictor,
                                           _scaling_core_counts(predictor, cores, numa, socket),
@@ -141,6 +145,11 @@ def ecm_model(kernel, machine, args) -> ModelReport:
         lines.append(f"saturating at {n_s} core(s) (T_MEM {ecm.memory_time:.2f} cy/CL / T_L3MEM "
                      f"at saturated bandwidth {saturated:.2f} cy/CL)")
     lines += _incore_lines(incore, getattr(args, "verbose", 0))
+    memory_choice = links[-1].bandwidth_choice
+    if memory_choice is not None:
+        lines.append(f"  {links[-1].name} at the saturated bandwidth of benchmark "
+                     f"'{memory_choice.kernel}': {format_quantity(memory_choice.bandwidth, 'B/s')}"
+                     f" measured on {memory_choice.cores} core(s)")
     lines += [f"  note: {note}" for note in traffic.notes if "holds" in note or args.verbose]
     lines.append(_format_scaling(table, numa, socket, cores, convert, unit))
     chosen = next(p for p in table if p.cores == cores)

@@ -10,12 +10,14 @@ link times T_L1L2, T_L2L3, T_L3MEM, the prediction for data in level k is::
 
 A link is overlapping when its lower level says ``transfers overlap: true``
 in the machine file; on Intel machines no link overlaps and this is the
-familiar T_k = max(T_OL, T_nOL + T_L1L2 + ... ). Multicore scaling: the
-kernel saturates the memory interface at ``n_s = ceil(T_MEM / T_L3MEM,sat)``
-cores, where T_L3MEM,sat is the memory transfer time at the saturated
-(highest measured) bandwidth of one NUMA domain; the time for ``n`` cores is
-``max(T_MEM(n) / n, T_L3MEM(n))`` with the traffic of ``n`` active cores (each
-gets its share of the shared caches) and the bandwidth measured on ``n`` cores.
+familiar T_k = max(T_OL, T_nOL + T_L1L2 + ... ). T_L3MEM is the memory
+transfer time at the *saturated* (highest measured) bandwidth of one NUMA
+domain, as published (seed 004: the only measured input of the model).
+Multicore scaling: the kernel saturates the memory interface at
+``n_s = ceil(T_MEM / T_L3MEM)`` cores; the time for ``n`` cores is
+``max(T_MEM(n) / n, T_L3MEM,sat(n))`` with the traffic of ``n`` active cores (each
+gets its share of the shared caches) and the saturated bandwidth of the NUMA
+domains ``n`` cores fill. Worked examples: docs/ecm-model.md.
 """
 from __future__ import annotations
 
@@ -96,9 +98,10 @@ def saturation_cores(memory_time: float, saturated_memory_transfer: float) -> in
 def scaling_table(points: Sequence[tuple[int, float, float]]) -> tuple[ScalingPoint, ...]:
     """Time per cache line for ``n`` cores: max(T_MEM(n) / n, T_L3MEM(n)).
 
-    ``points`` holds ``(n, T_MEM(n), T_L3MEM(n))``: the single-core ECM memory
+    ``points`` holds ``(n, T_MEM(n), T_L3MEM,sat(n))``: the single-core ECM memory
     time with the traffic of ``n`` active cores (their share of shared caches),
-    and the memory transfer time at the bandwidth measured on ``n`` cores.
+    and the memory transfer time at the saturated bandwidth of the NUMA domains
+    that ``n`` cores fill.
     """
     table = []
     for n, memory_time, transfer in points:

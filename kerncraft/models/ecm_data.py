@@ -45,7 +45,10 @@ def ecm_data_model(kernel, machine, args) -> ModelReport:
     cores = getattr(args, "cores", 1)
     unit = getattr(args, "unit", None) or "cy/CL"
     traffic = predict_traffic(kernel, machine, predictor, cores=cores)
-    links = link_times(kernel, machine, traffic, cores=cores)
+    # the memory link at the saturated bandwidth of the NUMA domains the cores fill,
+    # as the ECM model composes it (see kerncraft.models.ecm_compose)
+    links = link_times(kernel, machine, traffic, cores=cores,
+                       saturated_domains=machine.numa_domains_filled(cores))
     lines = [f"ECMData ({_PREDICTOR_NAMES[predictor]}, {cores} core(s), "
              f"{traffic.unit_of_work_iterations:g} iterations per cache line of work)"]
     lines += _link_table(links)

@@ -8,9 +8,13 @@ throughputs, compute the cycles each link needs per unit of work:
   half-duplex links serialize loads and stores, ``T = (loads + stores) * CL / B``;
   full-duplex links move both at once, ``T = max(loads, stores) * CL / B``;
 * main memory (``full socket memory bandwidth``): the measured bandwidth of
-  the benchmark kernel whose stream mix matches the kernel's
-  (:func:`kerncraft.machine.bandwidth.select_bandwidth`), scaled to count
+  the benchmark kernel whose stream mix matches the kernel's, scaled to count
   write-allocate bytes when the caches write-allocate, ``T = bytes / (bw / clock)``.
+  Which measurement: the ECM model takes the *saturated* bandwidth of
+  ``saturated_domains`` NUMA domains
+  (:func:`kerncraft.machine.bandwidth.saturated_bandwidth`), the Roofline model the
+  bandwidth measured on ``cores`` cores
+  (:func:`kerncraft.machine.bandwidth.select_bandwidth`).
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from typing import Callable
 
 from kerncraft.cache.traffic import TrafficResult, transfer_volumes
 from kerncraft.errors import KerncraftError
-from kerncraft.machine.bandwidth import BandwidthChoice, select_bandwidth
+from kerncraft.machine.bandwidth import BandwidthChoice, saturated_bandwidth, select_bandwidth
 from kerncraft.machine.model import MachineModel
 
 
@@ -75,8 +79,12 @@ def _writes_allocate(machine: MachineModel) -> bool:
 
 
 def link_times(kernel, machine: MachineModel, traffic: TrafficResult,
-               cores: int = 1) -> tuple[LinkTime, ...]:
-    """Cycles per unit of work on every link below L1 (see module doc)."""
+               cores: int = 1, saturated_domains: int | None = None) -> tuple[LinkTime, ...]:
+    """Cycles per unit of work on every link below L1 (see module doc).
+
+    ``saturated_domains``: take the memory bandwidth saturated over that many NUMA
+    domains (ECM) instead of the one measured on ``cores`` cores (Roofline).
+    """
     cl = traffic.cacheline_size
     times = []
     for link in transfer_volumes(traffic):
@@ -90,7 +98,7 @@ def link_times(kernel, machine: MachineModel, traffic: TrafficResult,
             duplex = upstream.duplex or "half-duplex"
             volume = link.total if duplex == "half-duplex" else max(link.loads, link.stores)
         else:
-            choice = _memory_bandwidth(kernel, machine, link.lower, cores)
+            choice = _memory_bandwidth(kernel, machine, link.lower, cores, saturated_domains)
             bpc = choice.traffic_bandwidth(_writes_allocate(machine)) / machine.clock
             duplex = upstream.duplex or "half-duplex"
             volume = link.total
@@ -101,10 +109,14 @@ def link_times(kernel, machine: MachineModel, traffic: TrafficResult,
     return tuple(times)
 
 
-def _memory_bandwidth(kernel, machine: MachineModel, level: str, cores: int) -> BandwidthChoice:
+def _memory_bandwidth(kernel, machine: MachineModel, level: str, cores: int,
+                      saturated_domains: int | None) -> BandwidthChoice:
     reads, writes, read_writes = kernel_stream_mix(kernel)
     if reads + writes + read_writes == 0:
         reads = 1  # a kernel without array streams: any (load) bandwidth will do
+    if saturated_domains is not None:
+        return saturated_bandwidth(machine, level, reads, writes, read_writes,
+                                   numa_domains=saturated_domains)
     return select_bandwidth(machine, level, reads, writes, read_writes, cores=cores)
 
 

@@ -27,10 +27,12 @@ Common inputs (machine-files/CSX.yml, kerncraft/incore/databases/SKX.yml via CSX
 * ECM composition (no link overlaps on CSX):
   T_L1 = max(T_OL, T_nOL), T_L2 = max(T_OL, T_nOL + T_L1L2),
   T_L3 = max(T_OL, T_nOL + T_L1L2 + T_L2L3), T_MEM = max(T_OL, T_L3 serial sum + T_L3MEM).
-* n_s = ceil(T_MEM / T_L3MEM,sat) with T_L3MEM,sat from the highest MEM bandwidth
-  measured on 1..10 cores (one SNC NUMA domain); scaling on n cores
-  max(T_MEM / n, T_L3MEM(n)) with the bandwidth measured on n cores
-  (cores 11..20 use the measurements across both NUMA domains of the socket).
+* T_L3MEM (single core, the ECM model as published, seed 004) uses the *saturated*
+  bandwidth: the highest MEM bandwidth of the matching benchmark measured on 1..10
+  cores (one SNC NUMA domain). n_s = ceil(T_MEM / T_L3MEM); scaling on n cores
+  max(T_MEM / n, T_L3MEM,sat(d)) with d = ceil(n / 10) NUMA domains filled one after
+  the other: cores 11..20 use the highest measurement on up to 20 cores (both domains).
+  (The Roofline model keeps the bandwidth measured on the requested core count.)
 * Port model (SKX = CSX): a load is one AGU uop on {2,3} plus one data uop on
   {2D,3D}; a store is an address uop on {2,3} (port 7 only for addresses
   without index register; every store below is indexed) plus a data uop on {4};
@@ -49,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = ["ALL_PORTS", "CASES", "CL", "CLOCK", "COPY", "COPY_MEM", "COPY_WA", "Case",
-           "DP_PEAK", "IDS", "IT_PER_CL", "S3D", "TRIAD", "_S2D5_T_MEM", "bpc", "l1l2", "l2l3"]
+           "DP_PEAK", "IDS", "IT_PER_CL", "S3D", "TRIAD", "_S2D5_T_MEM", "bpc", "copy_sat_cycles", "l1l2", "l2l3"]
 
 
 # --------------------------------------------------------------------------- inputs
@@ -62,7 +64,7 @@ DP_PEAK = 32.0           # FLOP/cy, DP total (2 AVX-512 FMA units * 8 lanes * 2)
 
 # Measured bandwidths, GB/s, 1 thread per core, transcribed from CSX.yml
 # (benchmarks.measurements.<level>.1.results.<kernel>[cores - 1]).
-COPY_MEM = {1: 14.56, 2: 26.79, 4: 32.70, 5: 34.45, 6: 35.60, 9: 36.54, 10: 36.46,
+COPY_MEM = {1: 14.56, 2: 26.79, 3: 30.55, 4: 32.70, 5: 34.45, 6: 35.60, 9: 36.54, 10: 36.46,
             20: 73.04}
 DAXPY_MEM = {1: 21.32, 2: 38.26, 4: 50.49, 5: 53.15, 8: 55.02, 10: 54.77, 20: 108.63}
 # Highest MEM bandwidth on 1..10 cores (scan of the 10 values in CSX.yml):
@@ -82,6 +84,16 @@ DAXPY_VICTIM = 32 / 24   # daxpy: a + b in, a + b back, per 16 B read + 8 B writ
 def bpc(gbs: float, wa: float) -> float:
     """Bytes per cycle moved at a measured bandwidth (GB/s) with WA factor ``wa``."""
     return gbs * 1e9 * wa / CLOCK
+
+
+def copy_sat_cycles(nbytes: float, domains: int = 1) -> float:
+    """Memory cycles at the saturated copy bandwidth of ``domains`` NUMA domains."""
+    return nbytes / bpc(COPY_MEM[COPY_SAT_CORES if domains == 1 else 20], COPY_WA)
+
+
+def daxpy_sat_cycles(nbytes: float, domains: int = 1) -> float:
+    """Memory cycles at the saturated daxpy bandwidth of ``domains`` NUMA domains."""
+    return nbytes / bpc(DAXPY_MEM[DAXPY_SAT_CORES if domains == 1 else 20], DAXPY_WA)
 
 
 def copy_mem_cycles(nbytes: float, cores: int) -> float:
@@ -118,7 +130,7 @@ class Case:
     critical_path_per_asm_it: float
     t_ol_source: str
     links: tuple                      # ((loads, stores) L1L2, L2L3, L3MEM) in CL/CL
-    t_l3mem: float                    # cy/CL, from the measured bandwidth
+    t_l3mem: float                    # cy/CL, at the saturated bandwidth (single core)
     predictions: tuple                # T_L1, T_L2, T_L3, T_MEM in cy/CL
     saturated: float                  # T_L3MEM at the saturated bandwidth, cy/CL
     n_s: int
@@ -181,23 +193,22 @@ def ports(**nonzero) -> dict:
 #            T_L1L2 = 3 * 64 / 64 = 3.0 cy.
 #     L2-L3: L2 misses come from memory (0 loads from L3), both replaced lines (b clean,
 #            a dirty) go to L3: 2 stores; full duplex: max(0, 2) * 64 / 16 = 8.0 cy.
-#     L3-MEM: 2 loads (b, WA of a) + 1 store (a) = 192 B at copy 14.56 GB/s * 1.5 =
-#            21.84 GB/s = 8.736 B/cy -> T_L3MEM = 192 / 8.736 = 21.978 cy.
-# (3) ECM: { 2 || 1 | 3 | 8 | 21.98 } -> T_L1 = max(2, 1) = 2; T_L2 = max(2, 1+3) = 4;
-#     T_L3 = 1+3+8 = 12; T_MEM = 12 + 21.978 = 33.978 cy/CL.
-#     Saturated: copy 36.54 GB/s (9 cores) -> 192 / (36.54e9*1.5/2.5e9 = 21.924) = 8.7575;
-#     n_s = ceil(33.978 / 8.7575 = 3.880) = 4.
-#     Scaling: 1: max(33.978, 21.978) = 33.978 core; 2: max(16.989, 192/16.074 = 11.945)
-#     core; 4: max(8.494, 192/(32.70*0.6 = 19.62) = 9.786) memory; 10: max(3.398,
-#     192/21.876 = 8.777) memory; 20: max(1.699, 192/43.824 = 4.381) memory.
-# (4) Units: cy/It = cy/CL / 8 (T_MEM 4.247 cy/It); It/s = 2.5e9 * 8 / cy/CL
-#     (T_MEM 588.6 MIt/s); FLOP/s is undefined (0 FLOP per iteration).
+#     L3-MEM: 2 loads (b, WA of a) + 1 store (a) = 192 B at the saturated copy
+#            bandwidth, 36.54 GB/s on 9 cores (the highest on 1..10), * 1.5 (WA) =
+#            54.81 GB/s = 21.924 B/cy -> T_L3MEM = 192 / 21.924 = 8.7575 cy.
+# (3) ECM: { 2 || 1 | 3 | 8 | 8.76 } -> T_L1 = max(2, 1) = 2; T_L2 = max(2, 1+3) = 4;
+#     T_L3 = 1+3+8 = 12; T_MEM = 12 + 8.7575 = 20.7575 cy/CL.
+#     n_s = ceil(20.7575 / 8.7575 = 2.370) = 3.
+#     Scaling: 1: 20.758 core; 2: 10.379 core; 4: max(5.189, 8.7575) memory;
+#     10: 8.7575 memory; 20: max(1.038, 192/(73.04*0.6 = 43.824) = 4.381) memory.
+# (4) Units: cy/It = cy/CL / 8 (T_MEM 2.595 cy/It); It/s = 2.5e9 * 8 / cy/CL
+#     (T_MEM 963.5 MIt/s); FLOP/s is undefined (0 FLOP per iteration).
 # (5) Roofline (copy benchmark, 1 core): L1 2 accesses * 8 B * 8 = 128 B at 279.30 GB/s
 #     -> 1.146 cy; L2 192 B at 68.91*1.5 = 103.365 GB/s -> 4.644; L3 128 B (the two
 #     victims) at 23.63*1.5 = 35.445 GB/s -> 9.028; MEM 192 B at 21.84 GB/s -> 21.978.
 #     No FLOPs: compute 0, unit It/s. Bottleneck MEM: 8 * 2.5e9 / 21.978 = 910 MIt/s.
 #     RooflineASM: in-core max(T_OL, T_nOL) = 2.0 cy < 21.978 -> MEM, 910 MIt/s.
-_COPY_MEM = copy_mem_cycles(192, 1)
+_COPY_MEM = copy_sat_cycles(192)
 _COPY_T_MEM = 1.0 + 3.0 + 8.0 + _COPY_MEM
 COPY = Case(
     name="copy", kernel="copy.c", defines={"N": 10**7}, flops_per_it=0,
@@ -207,10 +218,9 @@ COPY = Case(
     critical_path_per_asm_it=7.0, t_ol_source="port throughput",
     links=((2, 1), (0, 2), (2, 1)), t_l3mem=_COPY_MEM,
     predictions=(2.0, 1.0 + 3.0, 1.0 + 3.0 + 8.0, _COPY_T_MEM),
-    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=4,
+    saturated=_COPY_MEM, n_s=3,
     scaling={1: (_COPY_T_MEM, False), 2: (_COPY_T_MEM / 2, False),
-             4: (copy_mem_cycles(192, 4), True), 10: (copy_mem_cycles(192, 10), True),
-             20: (copy_mem_cycles(192, 20), True)},
+             4: (_COPY_MEM, True), 10: (_COPY_MEM, True), 20: (copy_sat_cycles(192, 2), True)},
     lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
               "L3: layer condition 0 of 1 holds"),
     bench="copy",
@@ -241,24 +251,22 @@ COPY = Case(
 #     L1-L2: b, c, WA a = 3 loads + a = 1 store -> 4 * 64 / 64 = 4.0 cy.
 #     L2-L3: 0 loads, 3 victims (b, c clean; a dirty) -> max(0, 3) * 4 = 12.0 cy.
 #     L3-MEM: 3 loads + 1 store = 256 B with the daxpy benchmark (mix (2,1,0) -> daxpy,
-#            see the module doc), 21.32 GB/s = 8.528 B/cy -> 256 / 8.528 = 30.019 cy.
+#            see the module doc) at its saturated bandwidth, 55.02 GB/s on 8 cores =
+#            22.008 B/cy (no write-only stream in daxpy: factor 1) -> 256 / 22.008 =
+#            11.632 cy.
 # (3) T_L1 = max(3, 2) = 3; T_L2 = max(3, 2+4) = 6; T_L3 = 2+4+12 = 18;
-#     T_MEM = 18 + 30.019 = 48.019 cy/CL.
-#     Saturated: daxpy 55.02 GB/s (8 cores) = 22.008 B/cy -> 256 / 22.008 = 11.632;
-#     n_s = ceil(48.019 / 11.632 = 4.128) = 5.
-#     Scaling: 1: 48.019 core; 2: max(24.009, 256/15.304 = 16.728) core;
-#     4: max(12.005, 256/20.196 = 12.676) memory (already below n_s: the measured 4-core
-#     bandwidth is lower than the saturated one); 5: max(9.604, 256/21.26 = 12.041)
-#     memory; 10: 256/21.908 = 11.685 memory; 20: 256/43.452 = 5.892 memory.
+#     T_MEM = 18 + 11.632 = 29.632 cy/CL. n_s = ceil(29.632 / 11.632 = 2.547) = 3.
+#     Scaling: 1: 29.632 core; 2: 14.816 core; 4, 5, 10: max(<= 7.41, 11.632) memory;
+#     20: 256/(108.63*0.4 = 43.452) = 5.892 memory.
 # (4) 16 FLOP per CL: FLOP/s = 16 * 2.5e9 / cy/CL, e.g. T_L1 = 3 cy -> 13.33 GFLOP/s,
-#     T_MEM -> 833 MFLOP/s; It/s = 20e9 / cy/CL; cy/It = cy/CL / 8.
+#     T_MEM -> 1.350 GFLOP/s; It/s = 20e9 / cy/CL; cy/It = cy/CL / 8.
 # (5) Roofline (daxpy benchmark, no WA correction): L1 3 accesses * 8 B * 8 = 192 B at
 #     291.92 GB/s -> 1.644 cy; L2 256 B at 106.79 -> 5.993; L3 192 B at 35.62 * 4/3
 #     (victim L3: the benchmark also sent a and b back, 32 B per 24 nominal) -> 10.106;
 #     MEM 256 B at 21.32 -> 30.019; compute 16 / 32 = 0.5 cy. Bottleneck MEM,
 #     AI 16/256 = 0.0625 FLOP/B, 16 * 2.5e9 / 30.019 = 1.3325 GFLOP/s.
 #     RooflineASM: in-core 3.0 cy < 30.019 -> MEM, 1.3325 GFLOP/s.
-_TRIAD_MEM = daxpy_mem_cycles(256, 1)
+_TRIAD_MEM = daxpy_sat_cycles(256)
 _TRIAD_T_MEM = 2.0 + 4.0 + 12.0 + _TRIAD_MEM
 TRIAD = Case(
     name="triad", kernel="triad.c", defines={"N": 10**7}, flops_per_it=2,
@@ -268,10 +276,10 @@ TRIAD = Case(
     critical_path_per_asm_it=7.0 + 4.0, t_ol_source="port throughput",
     links=((3, 1), (0, 3), (3, 1)), t_l3mem=_TRIAD_MEM,
     predictions=(3.0, 2.0 + 4.0, 2.0 + 4.0 + 12.0, _TRIAD_T_MEM),
-    saturated=daxpy_mem_cycles(256, DAXPY_SAT_CORES), n_s=5,
+    saturated=_TRIAD_MEM, n_s=3,
     scaling={1: (_TRIAD_T_MEM, False), 2: (_TRIAD_T_MEM / 2, False),
-             4: (daxpy_mem_cycles(256, 4), True), 5: (daxpy_mem_cycles(256, 5), True),
-             10: (daxpy_mem_cycles(256, 10), True), 20: (daxpy_mem_cycles(256, 20), True)},
+             4: (_TRIAD_MEM, True), 5: (_TRIAD_MEM, True), 10: (_TRIAD_MEM, True),
+             20: (daxpy_sat_cycles(256, 2), True)},
     lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
               "L3: layer condition 0 of 1 holds"),
     bench="daxpy",
@@ -291,17 +299,17 @@ TRIAD = Case(
 #     front end 5 uops -> 2.5, critical path 7 + 4 = 11 per asm iteration.
 # (2) No layer condition holds. L1-L2: a, b = 2 loads (a is read: no extra WA) + a =
 #     1 store -> 3.0 cy. L2-L3: 2 victims (a dirty, b clean) -> 2 * 4 = 8.0 cy.
-#     L3-MEM: 2 loads + 1 store = 192 B at daxpy 21.32 GB/s -> 192 / 8.528 = 22.514 cy.
-# (3) T_L1 = 3; T_L2 = max(3, 2+3) = 5; T_L3 = 2+3+8 = 13; T_MEM = 13 + 22.514 = 35.514.
-#     Saturated 192 / 22.008 = 8.724; n_s = ceil(35.514 / 8.724 = 4.071) = 5.
-#     Scaling: 1: 35.514 core; 2: max(17.757, 192/15.304 = 12.546) core; 4: max(8.878,
-#     192/20.196 = 9.507) memory; 5: max(7.103, 192/21.26 = 9.031) memory;
-#     10: 192/21.908 = 8.764; 20: 192/43.452 = 4.419.
-# (4) 16 FLOP per CL: T_MEM -> 16 * 2.5e9 / 35.514 = 1.126 GFLOP/s.
+#     L3-MEM: 2 loads + 1 store = 192 B at the saturated daxpy bandwidth 55.02 GB/s
+#            (8 cores) = 22.008 B/cy -> 192 / 22.008 = 8.724 cy.
+# (3) T_L1 = 3; T_L2 = max(3, 2+3) = 5; T_L3 = 2+3+8 = 13; T_MEM = 13 + 8.724 = 21.724.
+#     n_s = ceil(21.724 / 8.724 = 2.490) = 3.
+#     Scaling: 1: 21.724 core; 2: 10.862 core; 4, 5, 10: 8.724 memory;
+#     20: 192/43.452 = 4.419 memory.
+# (4) 16 FLOP per CL: T_MEM -> 16 * 2.5e9 / 21.724 = 1.841 GFLOP/s.
 # (5) Roofline (daxpy): L1 3 distinct accesses (a read, b read, a write) = 192 B ->
 #     1.644 cy; L2 192 B -> 4.495; L3 128 B -> 8.984; MEM 192 B -> 22.514; compute 0.5.
 #     Bottleneck MEM, AI 16/192 = 0.0833, 1.777 GFLOP/s (RooflineASM: in-core 3.0 -> MEM).
-_DAXPY_MEM = daxpy_mem_cycles(192, 1)
+_DAXPY_MEM = daxpy_sat_cycles(192)
 _DAXPY_T_MEM = 2.0 + 3.0 + 8.0 + _DAXPY_MEM
 DAXPY = Case(
     name="daxpy", kernel="daxpy.c", defines={"N": 10**7}, flops_per_it=2,
@@ -310,10 +318,10 @@ DAXPY = Case(
     critical_path_per_asm_it=7.0 + 4.0, t_ol_source="port throughput",
     links=((2, 1), (0, 2), (2, 1)), t_l3mem=_DAXPY_MEM,
     predictions=(3.0, 2.0 + 3.0, 2.0 + 3.0 + 8.0, _DAXPY_T_MEM),
-    saturated=daxpy_mem_cycles(192, DAXPY_SAT_CORES), n_s=5,
+    saturated=_DAXPY_MEM, n_s=3,
     scaling={1: (_DAXPY_T_MEM, False), 2: (_DAXPY_T_MEM / 2, False),
-             4: (daxpy_mem_cycles(192, 4), True), 5: (daxpy_mem_cycles(192, 5), True),
-             10: (daxpy_mem_cycles(192, 10), True), 20: (daxpy_mem_cycles(192, 20), True)},
+             4: (_DAXPY_MEM, True), 5: (_DAXPY_MEM, True), 10: (_DAXPY_MEM, True),
+             20: (daxpy_sat_cycles(192, 2), True)},
     lc_notes=("L1: layer condition 0 of 1 holds", "L2: layer condition 0 of 1 holds",
               "L3: layer condition 0 of 1 holds"),
     bench="daxpy",
@@ -365,19 +373,19 @@ DAXPY = Case(
 #     L1-L2: a[j+1][i], a[j][i+1], a[j-1][i] + WA b = 4 loads, b = 1 store -> 5.0 cy.
 #     L2-L3: L2 misses a[j+1][i] and WA b, both from memory (L3 keeps nothing more than
 #            L2); 2 victims (a clean, b dirty) -> max(0, 2) * 4 = 8.0 cy.
-#     L3-MEM: 2 loads + 1 store = 192 B, copy benchmark -> 21.978 cy.
+#     L3-MEM: 2 loads + 1 store = 192 B, saturated copy bandwidth (as for copy) ->
+#            8.7575 cy.
 #     ECM: T_L1 = max(5, 5.5) = 5.5; T_L2 = 5.5+5 = 10.5; T_L3 = 5.5+5+8 = 18.5;
-#     T_MEM = 18.5 + 21.978 = 40.478. n_s = ceil(40.478 / 8.7575 = 4.622) = 5.
-#     Scaling: 1: 40.478 core; 2: max(20.239, 11.945) core; 4: max(10.1195, 9.7859)
-#     core; 5: max(8.0956, 192/(34.45*0.6 = 20.67) = 9.289) memory;
-#     10: 8.777; 20: 4.381 memory.
-#     Units: 32 FLOP per CL: T_L1 -> 32 * 2.5e9 / 5.5 = 14.55 GFLOP/s; T_MEM -> 1.976
+#     T_MEM = 18.5 + 8.7575 = 27.2575. n_s = ceil(27.2575 / 8.7575 = 3.1125) = 4.
+#     Scaling: 1: 27.258 core; 2: 13.629 core; 4: max(6.814, 8.7575) memory;
+#     5, 10: 8.7575 memory; 20: 4.381 memory.
+#     Units: 32 FLOP per CL: T_L1 -> 32 * 2.5e9 / 5.5 = 14.55 GFLOP/s; T_MEM -> 2.935
 #     GFLOP/s.
 #     Roofline (copy benchmark): L1 5 accesses * 8 B * 8 = 320 B at 279.30 GB/s ->
 #     2.864 cy; L2 320 B at 103.365 -> 7.740; L3 128 B at 35.445 -> 9.028; MEM 192 B at
 #     21.84 -> 21.978; compute 32 / 32 = 1.0. Bottleneck MEM, AI 32/192 = 0.1667,
 #     32 * 2.5e9 / 21.978 = 3.640 GFLOP/s; RooflineASM: in-core 5.5 -> MEM, 3.640 GFLOP/s.
-_S2D_T_MEM = 5.5 + 5.0 + 8.0 + copy_mem_cycles(192, 1)
+_S2D_T_MEM = 5.5 + 5.0 + 8.0 + copy_sat_cycles(192)
 _PORTS_2D5PT = ports(p0=2.0, p1=2.0, p2=2.5, p3=2.5, p2D=2.75, p3D=2.75, p4=1.0, p5=1.5,
                      p6=1.5)
 S2D = Case(
@@ -385,12 +393,12 @@ S2D = Case(
     ports_per_asm_it=_PORTS_2D5PT,
     it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
     critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
-    links=((4, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    links=((4, 1), (0, 2), (2, 1)), t_l3mem=_COPY_MEM,
     predictions=(5.5, 5.5 + 5.0, 5.5 + 5.0 + 8.0, _S2D_T_MEM),
-    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
+    saturated=_COPY_MEM, n_s=4,
     scaling={1: (_S2D_T_MEM, False), 2: (_S2D_T_MEM / 2, False),
-             4: (_S2D_T_MEM / 4, False), 5: (copy_mem_cycles(192, 5), True),
-             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+             4: (_COPY_MEM, True), 5: (_COPY_MEM, True), 10: (_COPY_MEM, True),
+             20: (copy_sat_cycles(192, 2), True)},
     lc_notes=("L1: layer condition 1 of 3 holds (reuse window i+2 = 2 it, footprint 80 B",
               "L2: layer condition 2 of 3 holds (reuse window j+1 i-1 = N - 3 it, "
               "footprint 31.17 kB",
@@ -406,26 +414,25 @@ S2D = Case(
 #     (97 % of it: the LC "near threshold" note); the whole sweep (75.98 MiB) does not
 #     fit L3 -> data in memory. L1, L2, L3: condition 2.
 #     L1-L2: a[j+1][i] + WA b = 2 loads, b = 1 store -> 3.0 cy.
-#     L2-L3 and L3-MEM as for N = 1000: 8.0 cy and 192 B -> 21.978 cy.
+#     L2-L3 and L3-MEM as for N = 1000: 8.0 cy and 192 B -> 8.7575 cy.
 #     ECM (T_nOL 5.5 with the split loads, as for N = 1000): T_L1 = 5.5; T_L2 = 5.5+3 =
-#     8.5; T_L3 = 5.5+3+8 = 16.5; T_MEM = 16.5 + 21.978 = 38.478;
-#     n_s = ceil(38.478 / 8.7575 = 4.394) = 5.
-#     Scaling: 1: 38.478 core; 2: 19.239 core; 4: max(9.6195, 9.786) memory;
-#     5: 9.289 memory; 10: 8.777; 20: 4.381.
+#     8.5; T_L3 = 5.5+3+8 = 16.5; T_MEM = 16.5 + 8.7575 = 25.2575;
+#     n_s = ceil(25.2575 / 8.7575 = 2.884) = 3.
+#     Scaling: 1: 25.258 core; 2: 12.629 core; 4, 5, 10: 8.7575 memory; 20: 4.381.
 #     Roofline: L2 now 3 CL = 192 B -> 192 * 2.5 / 103.365 = 4.644 cy; the rest as for
 #     N = 1000 -> bottleneck MEM, 3.640 GFLOP/s.
-_S2D5_T_MEM = 5.5 + 3.0 + 8.0 + copy_mem_cycles(192, 1)
+_S2D5_T_MEM = 5.5 + 3.0 + 8.0 + copy_sat_cycles(192)
 S2D_ROWS_IN_L1 = Case(
     name="2d-5pt-N500", kernel="2d-5pt.c", defines={"N": 500, "M": 10000}, flops_per_it=4,
     ports_per_asm_it=_PORTS_2D5PT,
     it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=8 / 4,
     critical_path_per_asm_it=7.0 + 3 * 4.0 + 4.0, t_ol_source="port throughput",
-    links=((2, 1), (0, 2), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    links=((2, 1), (0, 2), (2, 1)), t_l3mem=_COPY_MEM,
     predictions=(5.5, 5.5 + 3.0, 5.5 + 3.0 + 8.0, _S2D5_T_MEM),
-    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=5,
+    saturated=_COPY_MEM, n_s=3,
     scaling={1: (_S2D5_T_MEM, False), 2: (_S2D5_T_MEM / 2, False),
-             4: (copy_mem_cycles(192, 4), True), 5: (copy_mem_cycles(192, 5), True),
-             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+             4: (_COPY_MEM, True), 5: (_COPY_MEM, True), 10: (_COPY_MEM, True),
+             20: (copy_sat_cycles(192, 2), True)},
     lc_notes=("L1: layer condition 2 of 3 holds (reuse window j+1 i-1 = N - 3 it, "
               "footprint 15.55 kB",
               "L2: layer condition 2 of 3 holds", "L3: layer condition 2 of 3 holds",
@@ -477,20 +484,20 @@ S2D_ROWS_IN_L1 = Case(
 #            (planes condition) -> 2 loads from L3; a[k+1][j][i] and WA b from memory;
 #            every one of the 4 lines filled into L2 evicts one line to L3 -> 4 stores;
 #            full duplex max(2, 4) * 64 / 16 = 16.0 cy.
-#     L3-MEM: a[k+1][j][i] + WA b = 2 loads, b = 1 store = 192 B (copy) -> 21.978 cy.
+#     L3-MEM: a[k+1][j][i] + WA b = 2 loads, b = 1 store = 192 B at the saturated copy
+#            bandwidth -> 8.7575 cy.
 # (3) T_L1 = max(9, 11) = 11; T_L2 = 11+5 = 16; T_L3 = 11+5+16 = 32;
-#     T_MEM = 32 + 21.978 = 53.978; n_s = ceil(53.978 / 8.7575 = 6.164) = 7.
-#     Scaling: 1: 53.978 core; 2: 26.989 core; 5: max(10.796, 9.289) core;
-#     6: max(8.9963, 192/(35.60*0.6 = 21.36) = 8.989) core (by 0.1 %); 10: 8.777;
-#     20: 4.381.
-# (4) 64 FLOP per CL: T_L1 -> 64 * 2.5e9 / 11 = 14.55 GFLOP/s; T_MEM -> 2.964 GFLOP/s.
+#     T_MEM = 32 + 8.7575 = 40.7575; n_s = ceil(40.7575 / 8.7575 = 4.654) = 5.
+#     Scaling: 1: 40.758 core; 2: 20.379 core; 4: max(10.189, 8.7575) core;
+#     5: max(8.1515, 8.7575) memory; 10: 8.7575; 20: 4.381.
+# (4) 64 FLOP per CL: T_L1 -> 64 * 2.5e9 / 11 = 14.55 GFLOP/s; T_MEM -> 3.926 GFLOP/s.
 # (5) Roofline (copy): L1 8 accesses * 8 B * 8 = 512 B at 279.30 -> 4.583 cy; L2 5 CL =
 #     320 B at 103.365 -> 7.740; L3 2 + 4 = 6 CL = 384 B (loads and victims on the
 #     full-duplex L2-L3 link) at 23.63 * 2 = 47.26 GB/s (the copy benchmark in L3 moved
 #     b + WA a in and both lines back as victims: 32 B per 16 nominal) -> 20.313;
 #     MEM 192 B -> 21.978; compute 64 / 32 = 2.0. Bottleneck MEM, AI 64/192 = 0.3333,
 #     64 * 2.5e9 / 21.978 = 7.280 GFLOP/s. RooflineASM: in-core 11.0 < 21.978 -> MEM.
-_S3D_T_MEM = 11.0 + 5.0 + 16.0 + copy_mem_cycles(192, 1)
+_S3D_T_MEM = 11.0 + 5.0 + 16.0 + copy_sat_cycles(192)
 S3D = Case(
     name="3d-7pt", kernel="3d-7pt.c", defines={"N": 200, "M": 200, "L": 200},
     flops_per_it=8,
@@ -498,12 +505,12 @@ S3D = Case(
                            p6=1.5),
     it_per_asm_it=4, lcd_per_asm_it=1.0, frontend_per_asm_it=11 / 4,
     critical_path_per_asm_it=7.0 + 5 * 4.0 + 4.0 + 4.0, t_ol_source="port throughput",
-    links=((4, 1), (2, 4), (2, 1)), t_l3mem=copy_mem_cycles(192, 1),
+    links=((4, 1), (2, 4), (2, 1)), t_l3mem=_COPY_MEM,
     predictions=(11.0, 11.0 + 5.0, 11.0 + 5.0 + 16.0, _S3D_T_MEM),
-    saturated=copy_mem_cycles(192, COPY_SAT_CORES), n_s=7,
+    saturated=_COPY_MEM, n_s=5,
     scaling={1: (_S3D_T_MEM, False), 2: (_S3D_T_MEM / 2, False),
-             5: (_S3D_T_MEM / 5, False), 6: (_S3D_T_MEM / 6, False),
-             10: (copy_mem_cycles(192, 10), True), 20: (copy_mem_cycles(192, 20), True)},
+             4: (_S3D_T_MEM / 4, False), 5: (_COPY_MEM, True), 10: (_COPY_MEM, True),
+             20: (copy_sat_cycles(192, 2), True)},
     lc_notes=("L1: layer condition 2 of 4 holds (reuse window j+1 i-1 = N - 3 it, "
               "footprint 9.25 kB",
               "L2: layer condition 2 of 4 holds",
