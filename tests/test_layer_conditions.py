@@ -140,6 +140,28 @@ def test_whole_working_set_may_fill_two_thirds(csx):
     assert full["L1"].sweep_usable == 32768
 
 
+def test_whole_working_set_fill_from_the_machine_file(tmp_path):
+    """A machine file may give the measured share per level ('whole working set fill').
+    CSX with 0.9 on L1: 0.9 x 32768 B = 29491.2 B; triad at N=1200 touches 3 x 8 B x 1200
+    = 28800 B (fits: L1), N=1300 31200 B (does not: 3 loads + 1 store per CL from L2).
+    With the default 2/3 (21845.3 B) N=1200 streams from L2."""
+    text = (KERNELS.parent / "machine-files" / "CSX.yml").read_text()
+    text = text.replace("  - level: L1\n", "  - level: L1\n    whole working set fill: 0.9\n", 1)
+    path = tmp_path / "csx-fill.yml"
+    path.write_text(text)
+    machine = kerncraft.load_machine(str(path))
+    caps = {c.name: c for c in level_capacities(machine)}
+    assert caps["L1"].sweep_usable == pytest.approx(0.9 * 32768)
+    assert caps["L2"].sweep_usable == pytest.approx(2 / 3 * 1048576)   # default kept
+    assert flows(traffic(bundled("triad"), machine, N=1200))["L1"] == (0, 0, 0, 0)
+    assert flows(traffic(bundled("triad"), machine, N=1300))["L1"] == (3, 1, 3, 1)
+    assert flows(traffic(bundled("triad"), kerncraft.load_machine("CSX"),
+                         N=1200))["L1"] == (3, 1, 3, 1)
+    path.write_text(text.replace("whole working set fill: 0.9", "whole working set fill: 1.5"))
+    with pytest.raises(kerncraft.KerncraftError, match=r"whole working set fill.*\(0, 1\]"):
+        kerncraft.load_machine(str(path))
+
+
 # --- 2D 5-point stencil in every regime ---------------------------------------------
 def test_2d5pt_symbolic_conditions(csx):
     an = lc_analysis(bundled("2d-5pt"), csx)

@@ -32,7 +32,11 @@ up to a 44 kB working set (92 % of L1), and the load kernel's size sweep
 from the L2 plateau between 1.0 and 1.26 MB (80-100 %; last size on it 813 kB)
 (benchmarks/host_machine_notes.md). The whole-sweep condition may therefore
 fill ``WHOLE_SWEEP_FILL`` = 2/3 of a level (or the fill factor, if larger),
-below all of these measurements.
+below all of these measurements and below the AMD Zen 2 observation that a 24 KiB
+working set (75 % of its 32 KiB L1) still runs from L1. This is a default: a
+machine file may give the measured share per level (``whole working set fill:
+0.9``, written by ``kerncraft-machine`` from the end of the level's bandwidth
+plateau), which then replaces it for that level.
 
 Shared caches
 -------------
@@ -80,11 +84,12 @@ class LevelCapacity:
     sets: int
     ways: int
     cl_size: int
+    sweep_fill: float = WHOLE_SWEEP_FILL   # the machine file's 'whole working set fill'
 
     @property
     def sweep_usable(self) -> float:
         """Bytes the whole working set of a repeated kernel may fill (module doc)."""
-        return self.usable / self.fill * max(self.fill, WHOLE_SWEEP_FILL)
+        return self.usable / self.fill * max(self.fill, self.sweep_fill)
 
     def describe(self) -> str:
         text = f"{self.name}: {_kb(self.usable)} usable = {self.fill:g} x "
@@ -153,7 +158,8 @@ def level_capacities(machine, cores: int = 1,
         out.append(LevelCapacity(lvl.name, int(lvl.size_per_group or geo.size), cpg,
                                  min(cores, cpg), share, f, usable, role, partner,
                                  geo.write_allocate, geo.load_from, geo.victims_to, geo.sets,
-                                 geo.ways, geo.cl_size))
+                                 geo.ways, geo.cl_size,
+                                 lvl.whole_working_set_fill or WHOLE_SWEEP_FILL))
     return tuple(out)
 
 

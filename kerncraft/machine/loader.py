@@ -268,7 +268,16 @@ def _build_level(entry: _Field, cache: _Field | None, names: list[str]) -> Cache
                                                _Field.as_float, 0.0),
         penalty_cycles_per_cacheline_store=0.0 if store_penalty is None
         else store_penalty.as_float(),
+        whole_working_set_fill=_opt(entry, "whole working set fill", _share),
     )
+
+
+def _share(field: _Field) -> float:
+    """A share of a cache, 0 < x <= 1 (our extension 'whole working set fill')."""
+    value = field.as_float()
+    if not 0.0 < value <= 1.0:
+        raise field.error(f"must be a share of the cache in (0, 1], got {value}")
+    return value
 
 
 def _build_geometry(cache: _Field, names: list[str]) -> CacheGeometry:

@@ -67,6 +67,11 @@ class CacheLevel:
     # ('penalty cycles per cacheline load/store', given for MEM on Zen2, TX2, A64FX).
     penalty_cycles_per_cacheline_load: float = 0.0
     penalty_cycles_per_cacheline_store: float = 0.0
+    # Our extension: the share of this level that the whole working set of a repeated
+    # kernel may fill before the layer conditions move it to the next level (measured
+    # by kerncraft-machine from the end of the level's bandwidth plateau; default in
+    # kerncraft/cache/lc_hierarchy.py).
+    whole_working_set_fill: float | None = None
 
     @property
     def is_memory(self) -> bool:
