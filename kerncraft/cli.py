@@ -14,13 +14,12 @@ from typing import Sequence
 
 from kerncraft import __version__
 from kerncraft.errors import KerncraftError, SourceLocation
+from kerncraft.options import INCORE_MODELS, UNITS, AnalysisOptions, canonical_incore_model
 
 # Canonical model names, and the aliases Kerncraft accepts for them.
 PERFORMANCE_MODELS = ("ECM", "ECMData", "ECMCPU", "RooflineFLOP", "RooflineASM", "LC",
                       "Benchmark")
 MODEL_ALIASES = {"Roofline": "RooflineFLOP", "RooflineIACA": "RooflineASM"}
-UNITS = ("cy/CL", "cy/It", "It/s", "FLOP/s")
-INCORE_MODELS = ("kerncraft", "OSACA", "LLVM-MCA")
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -123,17 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _validate_incore_model(name: str) -> str:
-    lookup = {m.lower(): m for m in INCORE_MODELS}
-    lookup.update({"iaca": "IACA", "llvm_mca": "LLVM-MCA", "llvm-mca": "LLVM-MCA"})
-    model = lookup.get(name.lower())
-    if model is None:
-        raise KerncraftError(f"unknown in-core model {name!r} "
-                             f"(choose from {', '.join(INCORE_MODELS)})")
-    if model == "IACA":
-        raise KerncraftError("the IACA in-core model is not supported (Intel discontinued "
-                             "IACA); use the built-in analyzer (-i kerncraft)")
-    return model
+def options_from_args(args: argparse.Namespace) -> AnalysisOptions:
+    """The one place where parsed command-line options become model options."""
+    return AnalysisOptions(
+        cache_predictor=args.cache_predictor, cores=args.cores, unit=args.unit,
+        verbose=args.verbose, incore_model=canonical_incore_model(args.incore_model),
+        compiler=args.compiler, compiler_flags=args.compiler_flags, asm_block=args.asm_block,
+        pointer_increment=args.pointer_increment, ignore_unknown=args.ignore_unknown)
 
 
 def _read_kernel_source(path_text: str) -> str:
@@ -159,13 +154,13 @@ def run(args: argparse.Namespace, out=None) -> int:
     from kerncraft.kernel.defines import expand_defines
     from kerncraft.models.registry import run_models
 
-    args.incore_model = _validate_incore_model(args.incore_model)
+    options = options_from_args(args)
     models = list(dict.fromkeys(args.pmodel))  # keep order, drop repeats
     machine = load_machine(args.machine)
     source = _read_kernel_source(args.kernel)
     kernel = parse_kernel(source, filename=args.kernel)
     points = expand_defines(args.define)
-    return run_models(models, kernel, machine, points, args, out)
+    return run_models(models, kernel, machine, points, options, out, json_target=args.json)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,15 +11,19 @@ from kerncraft.cache.traffic import iterations_per_cacheline
 from kerncraft.models.ecm_compose import (ECMContribution, compose_ecm, saturation_cores,
                                           scaling_table)
 from kerncraft.models.ecm_data import convert_cycles, format_value
-from kerncraft.models.incore_prediction import incore_options, predict_incore
+from kerncraft.models.incore_prediction import predict_incore
 from kerncraft.models.registry import ModelReport
+from kerncraft.options import AnalysisOptions, as_options
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.units import format_quantity
 
 
-def incore_for(kernel, machine, args):
+def incore_for(kernel, machine, options):
+    """The in-core prediction of a bound kernel (``options``: AnalysisOptions or a
+    namespace with the same attributes)."""
     ipc = iterations_per_cacheline(kernel, machine.cacheline_size)
-    return predict_incore(kernel, machine, iterations_per_cacheline=ipc, **incore_options(args))
+    return predict_incore(kernel, machine, iterations_per_cacheline=ipc,
+                          **as_options(options).incore_arguments())
 
 
 def _incore_lines(incore, verbose: int) -> list[str]:
@@ -47,14 +51,15 @@ def _incore_lines(incore, verbose: int) -> list[str]:
 
 
 def ecm_cpu_model(kernel, machine, args) -> ModelReport:
-    incore = incore_for(kernel, machine, args)
-    unit = getattr(args, "unit", None) or "cy/CL"
+    options = as_options(args)
+    incore = incore_for(kernel, machine, options)
+    unit = options.unit or "cy/CL"
     lines = [f"ECMCPU: T_OL = {incore.t_ol:.2f} cy/CL, T_nOL = {incore.t_nol:.2f} cy/CL"]
     if unit != "cy/CL":
         lines.append("  = " + ", ".join(
             f"{name} {format_value(convert_cycles_ipc(kernel, machine, incore, v, unit), unit)}"
             for name, v in (("T_OL", incore.t_ol), ("T_nOL", incore.t_nol))))
-    lines += _incore_lines(incore, getattr(args, "verbose", 0))
+    lines += _incore_lines(incore, options.verbose)
     return ModelReport("ECMCPU", "\n".join(lines), {"unit": unit, **incore.to_dict()})
 
 
@@ -118,10 +123,10 @@ def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], 
 
 
 def ecm_model(kernel, machine, args) -> ModelReport:
-    predictor = getattr(args, "cache_predictor", "LC")
-    cores = getattr(args, "cores", 1)
-    unit = getattr(args, "unit", None) or "cy/CL"
-    incore = incore_for(kernel, machine, args)
+    options = as_options(args)
+    predictor, cores = options.cache_predictor, options.cores
+    unit = options.unit or "cy/CL"
+    incore = incore_for(kernel, machine, options)
     traffic = predict_traffic(kernel, machine, predictor, cores=1)
     ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic)
     contributions, levels = ecm.contributions, ecm.levels
@@ -144,13 +149,13 @@ def ecm_model(kernel, machine, args) -> ModelReport:
     else:
         lines.append(f"saturating at {n_s} core(s) (T_MEM {ecm.memory_time:.2f} cy/CL / T_L3MEM "
                      f"at saturated bandwidth {saturated:.2f} cy/CL)")
-    lines += _incore_lines(incore, getattr(args, "verbose", 0))
+    lines += _incore_lines(incore, options.verbose)
     memory_choice = links[-1].bandwidth_choice
     if memory_choice is not None:
         lines.append(f"  {links[-1].name} at the saturated bandwidth of benchmark "
                      f"'{memory_choice.kernel}': {format_quantity(memory_choice.bandwidth, 'B/s')}"
                      f" measured on {memory_choice.cores} core(s)")
-    lines += [f"  note: {note}" for note in traffic.notes if "holds" in note or args.verbose]
+    lines += [f"  note: {note}" for note in traffic.notes if "holds" in note or options.verbose]
     lines.append(_format_scaling(table, numa, socket, cores, convert, unit))
     chosen = next(p for p in table if p.cores == cores)
     lines.append(f"prediction for {cores} core(s): {format_value(convert(chosen.cycles_per_cl), unit)}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from kerncraft.cache.traffic import TrafficResult
 from kerncraft.models.registry import ModelReport
 from kerncraft.models.transfers import LinkTime, link_times, predict_traffic
+from kerncraft.options import as_options
 from kerncraft.units import convert_performance, format_quantity
 
 _PREDICTOR_NAMES = {"LC": "layer conditions", "SIM": "cache simulation"}
@@ -41,9 +42,9 @@ def _link_table(links: tuple[LinkTime, ...]) -> list[str]:
 
 def ecm_data_model(kernel, machine, args) -> ModelReport:
     """Data transfer times per link for a bound kernel."""
-    predictor = getattr(args, "cache_predictor", "LC")
-    cores = getattr(args, "cores", 1)
-    unit = getattr(args, "unit", None) or "cy/CL"
+    options = as_options(args)
+    predictor, cores = options.cache_predictor, options.cores
+    unit = options.unit or "cy/CL"
     traffic = predict_traffic(kernel, machine, predictor, cores=cores)
     # the memory link at the saturated bandwidth of the NUMA domains the cores fill,
     # as the ECM model composes it (see kerncraft.models.ecm_compose)
@@ -59,7 +60,7 @@ def ecm_data_model(kernel, machine, args) -> ModelReport:
     suffix = f" {unit}" if unit in ("cy/CL", "cy/It") else ""
     lines.append(f"{{ {numbers} }}{suffix}   ({names})")
     for link in links:
-        if link.bandwidth_choice is not None and getattr(args, "verbose", 0):
+        if link.bandwidth_choice is not None and options.verbose:
             lines.append(f"  memory bandwidth: {link.bandwidth_choice.explanation}")
     lines += [f"  note: {note}" for note in traffic.notes]
     data = {"predictor": predictor, "cores": cores, "unit": unit,

@@ -443,12 +443,3 @@ def _with_loop_layout(analysis, assembly: str, selection, compiler: str, block_b
             f"code layout of the loop unknown: {exc.message}",))
     return dataclasses.replace(analysis, loop_layout=layout)
 
-
-def incore_options(args) -> Mapping[str, Any]:
-    """The CLI options that shape the in-core prediction."""
-    return {"compiler": getattr(args, "compiler", None),
-            "flags": getattr(args, "compiler_flags", None),
-            "asm_block": getattr(args, "asm_block", "auto"),
-            "pointer_increment": getattr(args, "pointer_increment", "auto"),
-            "ignore_unknown": getattr(args, "ignore_unknown", False),
-            "incore_model": getattr(args, "incore_model", None) or "kerncraft"}

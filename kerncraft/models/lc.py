@@ -18,6 +18,7 @@ from typing import Any
 from kerncraft.cache.layer_conditions import (LayerConditionAnalysis, LCPoint,
                                               cached_lc_analysis)
 from kerncraft.models.registry import ModelReport
+from kerncraft.options import as_options
 
 
 def analysis_for(kernel, machine, cores: int = 1, fill=None) -> LayerConditionAnalysis:
@@ -27,9 +28,8 @@ def analysis_for(kernel, machine, cores: int = 1, fill=None) -> LayerConditionAn
 
 def lc_model(kernel, machine, args) -> ModelReport:
     """Run the LC model for one bound kernel (see module doc)."""
-    cores = int(getattr(args, "cores", 1) or 1)
-    fill = getattr(args, "cache_fill", None)
-    analysis = analysis_for(kernel, machine, cores, fill)
+    options = as_options(args)
+    analysis = analysis_for(kernel, machine, options.cores, options.cache_fill)
     bindings = {name: kernel.bindings[name] for name in analysis.constant_names
                 if name in kernel.bindings}
     point = analysis.evaluate_point(bindings)

@@ -1,7 +1,8 @@
 """Which performance models exist, and running them over the -D points.
 
-A model is a callable ``model(kernel, machine, args) -> ModelReport`` taking a
-*bound* kernel. Models that a later development stage provides are listed in
+A model is a callable ``model(kernel, machine, options) -> ModelReport`` taking a
+*bound* kernel and :class:`~kerncraft.options.AnalysisOptions` (or an object
+with the same attributes, converted by :func:`~kerncraft.options.as_options`). Models that a later development stage provides are listed in
 ``PLANNED`` with the stage that builds them, so the CLI can say so in one line.
 """
 from __future__ import annotations
@@ -53,9 +54,18 @@ def _point_label(bindings: Mapping[str, int]) -> str:
 
 
 def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
-               args, out: TextIO | None = None) -> int:
-    """Run every model for every -D point, print reports, write JSON if asked."""
+               options, out: TextIO | None = None, json_target: str | None = None) -> int:
+    """Run every model for every -D point, print reports, write JSON if asked.
+
+    ``json_target``: a file name or ``-`` (stdout); when None, the ``json``
+    attribute of ``options`` if it has one (older callers pass the namespace).
+    """
+    from kerncraft.options import as_options
+
     out = out if out is not None else sys.stdout
+    if json_target is None:
+        json_target = getattr(options, "json", None)
+    options = as_options(options)
     from kerncraft.kernel.defines import resolve_bindings
     from kerncraft.kernel.summary import format_kernel_summary
     from kerncraft.models.compare import compare_reports, format_comparison
@@ -73,21 +83,21 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
                   file=sys.stderr, flush=True)
         if len(bindings) > 1:
             print(f"=== {_point_label(bound.bindings)} ===", file=out)
-        if args.verbose:
+        if options.verbose:
             print(format_kernel_summary(bound), file=out)
-        reports = [implemented[m](bound, machine, args) for m in models if m in implemented]
+        reports = [implemented[m](bound, machine, options) for m in models if m in implemented]
         for report in reports:
             print(report.text, file=out)
         point = {"defines": dict(bound.bindings),
                  "models": {r.model: dict(r.data) for r in reports}}
-        comparison = compare_reports(reports, getattr(args, "cores", 1))
+        comparison = compare_reports(reports, options.cores)
         if comparison:      # -p Benchmark with a predicting model: side by side
-            print(format_comparison(comparison, getattr(args, "cores", 1)), file=out)
+            print(format_comparison(comparison, options.cores), file=out)
             point["comparison"] = [row.to_dict() for row in comparison]
         json_points.append(point)
         out.flush()         # a piped report grows point by point
-    if args.json:
-        _write_json(args.json, {"kernel": kernel.filename, "machine": machine.path,
+    if json_target:
+        _write_json(json_target, {"kernel": kernel.filename, "machine": machine.path,
                                 "points": json_points}, out)
     if missing:
         name = missing[0]

@@ -18,6 +18,7 @@ from kerncraft.machine.bandwidth import select_bandwidth
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.registry import ModelReport
 from kerncraft.models.transfers import kernel_stream_mix, predict_traffic
+from kerncraft.options import as_options
 from kerncraft.cache.traffic import transfer_volumes
 from kerncraft.units import format_quantity
 
@@ -84,9 +85,9 @@ def _level_table(levels: list[RooflineLevel], convert, unit: str) -> list[str]:
 
 
 def roofline_flop_model(kernel, machine, args) -> ModelReport:
-    predictor = getattr(args, "cache_predictor", "LC")
-    cores = getattr(args, "cores", 1)
-    unit = getattr(args, "unit", None) or ("FLOP/s" if kernel.total_flops else "It/s")
+    options = as_options(args)
+    predictor, cores = options.cache_predictor, options.cores
+    unit = options.unit or ("FLOP/s" if kernel.total_flops else "It/s")
     if unit == "FLOP/s" and not kernel.total_flops:
         raise KerncraftError("FLOP/s is undefined for a kernel without floating-point "
                              "operations; use --unit It/s or cy/CL")
@@ -126,10 +127,10 @@ def roofline_asm_model(kernel, machine, args) -> ModelReport:
     """
     from kerncraft.models.ecm import incore_for
 
-    predictor = getattr(args, "cache_predictor", "LC")
-    cores = getattr(args, "cores", 1)
-    unit = getattr(args, "unit", None) or ("FLOP/s" if kernel.total_flops else "It/s")
-    incore = incore_for(kernel, machine, args)
+    options = as_options(args)
+    predictor, cores = options.cache_predictor, options.cores
+    unit = options.unit or ("FLOP/s" if kernel.total_flops else "It/s")
+    incore = incore_for(kernel, machine, options)
     traffic = predict_traffic(kernel, machine, predictor, cores=cores)
     levels = [lvl for lvl in roofline_levels(kernel, machine, traffic, cores) if lvl.level != "L1"]
     compute = max(incore.t_ol, incore.t_nol) / cores
