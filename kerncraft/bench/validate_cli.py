@@ -1,0 +1,227 @@
+"""Command line of ``kerncraft-validate`` (the logic is in :mod:`kerncraft.bench.validate`).
+
+The report is a Markdown table, one row per point as soon as it is measured,
+then the notes of points whose ECM error exceeds 30 % and the summaries.
+Progress goes to stderr; with ``--json -`` the JSON goes to stdout and the
+report to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from typing import Sequence, TextIO
+
+from kerncraft.errors import KerncraftError
+
+__all__ = ["main", "build_parser", "format_row", "format_summary"]
+
+PROG = "kerncraft-validate"
+QUICK_MIN_TIME, QUICK_REPEATS = 0.05, 2
+HEADER = ("| kernel | level | defines | working set | measured cy/CL | ECM cy/CL | ECM error | "
+          "Roofline cy/CL | Roofline error | model: data from | notes |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+
+
+def _levels(text: str) -> list[str]:
+    from kerncraft.bench.validate_sizes import LEVELS
+    levels = [part.strip().upper() for part in text.split(",") if part.strip()]
+    unknown = [lvl for lvl in levels if lvl not in LEVELS]
+    if unknown or not levels:
+        raise argparse.ArgumentTypeError(f"unknown level(s) {', '.join(unknown) or '(none)'}; "
+                                         f"choose from {','.join(LEVELS)}")
+    return levels
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from kerncraft.bench.validate import DEFAULT_KERNELS, QUICK_KERNELS
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Validate the ECM and Roofline predictions of a machine file against "
+                    "measurements on this host: every kernel at one size per memory level "
+                    "(chosen from the machine file's cache sizes and checked with the layer "
+                    "conditions), predicted and measured, with the relative error "
+                    "(predicted - measured) / measured. The machine file must describe this "
+                    "host for the numbers to mean anything.",
+        epilog=f"Default kernels: {' '.join(DEFAULT_KERNELS)}. --quick: "
+               f"{' '.join(QUICK_KERNELS)}, --min-time {QUICK_MIN_TIME}, --repeats "
+               f"{QUICK_REPEATS}.")
+    parser.add_argument("-m", "--machine", required=True, metavar="MACHINE",
+                        help="machine file (path, or bundled name such as CSX)")
+    parser.add_argument("kernels", nargs="*", metavar="KERNEL",
+                        help="bundled kernel name (triad) or kernel file (default: the 14 "
+                             "bundled kernels listed below)")
+    parser.add_argument("--levels", type=_levels, default=None, metavar="L1,L2,L3,MEM",
+                        help="memory levels to validate (default: all the machine file has)")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="write every point and the summaries as JSON ('-': stdout, the "
+                             "report then goes to stderr)")
+    parser.add_argument("--min-time", type=_positive(float), default=None, metavar="S",
+                        help="seconds per measured run (default 0.2)")
+    parser.add_argument("--repeats", type=_positive(int), default=None, metavar="N",
+                        help="runs per point, the fastest counts (default 3)")
+    parser.add_argument("-c", "--cores", type=_positive(int), default=1, metavar="N",
+                        help="cores to run and predict on (default 1; sizes stay those of "
+                             "one core, so each core holds 1/N of the working set)")
+    parser.add_argument("--roofline", choices=("ASM", "FLOP"), default="ASM",
+                        help="Roofline variant: in-core ceiling from the compiled loop "
+                             "(ASM, default) or the arithmetic peak (FLOP)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a first look: 6 kernels, shorter runs")
+    return parser
+
+
+def _percent(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{100 * value:+.1f} %"
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("MiB", 1024 ** 2), ("KiB", 1024)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def format_row(point, note_number: int | None = None) -> str:
+    """The table row of a point (``note_number``: where its notes are listed)."""
+    size = point.size
+    defines = " ".join(f"{k}={v}" for k, v in sorted(size.defines.items()))
+    where = size.model_level + ("" if size.matched else f" (not {size.level})")
+    notes = f"[{note_number}]" if note_number is not None else ""
+    return (f"| {point.kernel} | {point.level} | {defines} | {_size(size.working_set)} | "
+            f"{point.measured:.2f} | {point.prediction.ecm:.2f} | {_percent(point.ecm_error)} | "
+            f"{point.prediction.roofline:.2f} | {_percent(point.roofline_error)} | {where} | "
+            f"{notes} |")
+
+
+def format_summary(summaries) -> list[str]:
+    lines = ["| model | level | points | median abs. error | worst error (kernel) |",
+             "|---|---|---:|---:|---|"]
+    for summary in summaries:
+        for lvl in summary.levels:
+            lines.append(f"| {summary.model} | {lvl.level} | {lvl.points} | "
+                         f"{100 * lvl.median_abs_error:.1f} % | {_percent(lvl.worst_error)} "
+                         f"({lvl.worst_kernel}) |")
+    lines.append("")
+    for summary in summaries:
+        if summary.points:
+            lines.append(f"{summary.model}: median abs. error {100 * summary.median_abs_error:.1f}"
+                         f" % over {summary.points} points; within 10 %: "
+                         f"{round(summary.within_10_percent * summary.points)} of "
+                         f"{summary.points} ({100 * summary.within_10_percent:.0f} %)")
+    return lines
+
+
+def _check_host(machine, err: TextIO) -> str | None:
+    from kerncraft.bench.validate import host_model_name
+    host = host_model_name()
+    if host is None:
+        print(f"{PROG}: warning: cannot read this host's model name from /proc/cpuinfo; "
+              "make sure the machine file describes this host", file=err, flush=True)
+    elif " ".join(host.split()).lower() != " ".join(machine.model_name.split()).lower():
+        print(f"{PROG}: warning: the machine file describes '{machine.model_name}', this host "
+              f"is '{host}': predictions for another CPU", file=err, flush=True)
+    return host
+
+
+def _document(result, machine, host, levels) -> dict:
+    return {"machine": machine.path, "machine_model_name": machine.model_name,
+            "host_model_name": host, "cores": result.options.cores,
+            "roofline_model": result.options.roofline, "levels": list(levels),
+            "targets": dict(result.targets), "wall_seconds": result.wall_seconds,
+            "points": [p.to_dict() for p in result.points],
+            "skipped": [vars(s).copy() for s in result.skipped],
+            "summary": {s.model: s.to_dict() for s in result.summaries}}
+
+
+def _kernels(opts: argparse.Namespace) -> tuple[list, list]:
+    """(label, kernel) pairs, and the default kernels that cannot be read (skipped with
+    the reason); a kernel the user names must exist and parse (else an error)."""
+    from kerncraft.bench import validate
+
+    if opts.kernels:
+        return [validate.resolve_kernel(name) for name in opts.kernels], []
+    kernels, unusable = [], []
+    for name in validate.QUICK_KERNELS if opts.quick else validate.DEFAULT_KERNELS:
+        try:
+            kernels.append(validate.resolve_kernel(name))
+        except KerncraftError as exc:
+            unusable.append(validate.Skipped(name, None, str(exc)))
+    return kernels, unusable
+
+
+def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int:
+    import kerncraft
+    from kerncraft.bench import validate
+    from kerncraft.models.registry import _write_json as write_json
+
+    machine = kerncraft.load_machine(opts.machine)
+    kernels, unusable = _kernels(opts)
+    available = validate.level_targets(machine)
+    levels = opts.levels or list(available)
+    missing = [lvl for lvl in levels if lvl not in available]
+    if missing:
+        raise KerncraftError(f"the machine file has no level {', '.join(missing)} "
+                             f"(it has {', '.join(available)})")
+    host = _check_host(machine, err)
+    options = validate.RunOptions(
+        cores=opts.cores, roofline=f"Roofline{opts.roofline}",
+        min_time=opts.min_time or (QUICK_MIN_TIME if opts.quick else 0.2),
+        repeats=opts.repeats or (QUICK_REPEATS if opts.quick else 3))
+    print(HEADER, file=out, flush=True)
+    noted: list = []
+
+    def on_point(point) -> None:
+        if point.notes:
+            noted.append(point)
+        print(format_row(point, len(noted) if point.notes else None), file=out, flush=True)
+
+    result = validate.run_validation(kernels, machine, levels, options, on_point=on_point,
+                                     measure=measure or validate.benchmark_measure,
+                                     progress=err)
+    result = dataclasses.replace(result, skipped=(*unusable, *result.skipped))
+    print("", file=out)
+    for number, point in enumerate(noted, 1):
+        print(f"[{number}] {point.kernel} {point.level}, ECM {_percent(point.ecm_error)}: "
+              + "; ".join(point.notes), file=out)
+    for skip in result.skipped:
+        print(f"skipped: {skip.kernel} {skip.level or ''}: {skip.reason}", file=out)
+    print("\n".join(["", *format_summary(result.summaries),
+                     f"{len(result.points)} points in {result.wall_seconds:.0f} s "
+                     f"({options.cores} core(s), {options.roofline})"]), file=out, flush=True)
+    if opts.json:
+        # '-': JSON on stdout (the report went to stderr, see main)
+        write_json(opts.json, _document(result, machine, host, levels), sys.stdout)
+    return 0 if result.points else 1
+
+
+def main(argv: Sequence[str] | None = None, measure=None) -> int:
+    """Entry point; ``measure`` replaces the real measurement (tests)."""
+    opts = build_parser().parse_args(argv)
+    to_stdout = opts.json == "-"
+    out = sys.stderr if to_stdout else sys.stdout
+    try:
+        return run(opts, out, sys.stderr, measure)
+    except KerncraftError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Why a validation point is far off: what the ECM model does not see there.
+
+A point whose ECM error exceeds :data:`NOTE_THRESHOLD` gets notes from two
+sources, in this order:
+
+1. the ECM report's own caveats: the layer-condition notes on near-threshold
+   working sets, partial cache lines and associativity (``traffic.notes``), the
+   in-core notes on chains that restart with every row and on code-block
+   placement (``incore.model_notes``), and cache-line splits without a cost in
+   the port-model database (``incore.line_splits``);
+2. facts of the point itself: the working set within 25 % of a cache size, a
+   loop-carried-dependency bound, short inner loops (< 64 iterations per row),
+   the layer conditions putting the data elsewhere than intended, and the
+   memory level, where one core's bandwidth is not the saturated bandwidth ECM
+   uses.
+
+If nothing applies the note is ``no known cause``: a point beyond the threshold
+never goes without a note.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+__all__ = ["NOTE_THRESHOLD", "BOUNDARY_SHARE", "SHORT_INNER_LOOP", "NO_KNOWN_CAUSE",
+           "report_notes", "fact_notes", "explain"]
+
+#: |ECM error| above which a point must carry a note.
+NOTE_THRESHOLD = 0.30
+#: A working set this close (relative) to a cache size is "near a cache boundary".
+BOUNDARY_SHARE = 0.25
+#: Inner trip counts below this make per-row overhead (loop entry and exit, prefetch
+#: restarts, partial lines) a visible share of the time; ECM counts only the loop body.
+SHORT_INNER_LOOP = 64
+NO_KNOWN_CAUSE = "no known cause"
+
+#: Layer-condition note kinds (lc_flags.py) that describe a model limitation.
+_TRAFFIC_KINDS = ("near threshold", "associativity", "partial cache lines", "loop bounds:",
+                  "fill share", "ordering")
+
+
+def report_notes(ecm_data: Mapping[str, Any], error: float) -> list[str]:
+    """Caveats the ECM report itself gives for this point (module doc, 1.); split
+    accesses counted as free only explain a too optimistic prediction (``error < 0``)."""
+    notes = [f"traffic: {note}" for note in ecm_data.get("traffic", {}).get("notes", ())
+             if any(kind in note for kind in _TRAFFIC_KINDS)]
+    incore = ecm_data.get("incore", {})
+    notes += [f"in-core: {note}" for note in incore.get("model_notes", ())]
+    for access in incore.get("line_splits", {}).get("accesses", ()):
+        if (error < 0 and access.get("split_fraction")
+                and access.get("cycles_per_split") is None):
+            notes.append(f"in-core: {100 * access['split_fraction']:.0f} % of the "
+                         f"{access['vector_bytes']}-B {access['kind']}s cross a cache line; "
+                         "the port-model database has no cost for that (counted as 0)")
+    return notes
+
+
+def _boundary_notes(working_set: int, caches: Sequence[tuple[str, int]]) -> list[str]:
+    notes = []
+    for name, size in caches:
+        if abs(working_set - size) <= BOUNDARY_SHARE * size:
+            notes.append(f"working set {working_set / 1024:.0f} KiB within "
+                         f"{100 * BOUNDARY_SHARE:.0f} % of the {size / 1024:.0f} KiB {name}: "
+                         "the layer conditions are a step, the real cache loses reuse gradually")
+    return notes
+
+
+def fact_notes(*, error: float, level: str, model_level: str, working_set: int,
+               caches: Sequence[tuple[str, int]], inner_trip_count: int | None,
+               ecm_data: Mapping[str, Any], memory_overlaps: bool) -> list[str]:
+    """Notes from the facts of the point (module doc, 2.). Facts that can only make
+    the real kernel faster than the model (an LCD bound: out-of-order overlap) are
+    given for ``error > 0``, those that only make it slower (per-row overhead) for
+    ``error < 0``; the others either way."""
+    notes = []
+    if model_level != level:
+        notes.append(f"the layer conditions serve the data from {model_level}, not {level}")
+    notes += _boundary_notes(working_set, caches)
+    incore = ecm_data.get("incore", {})
+    restarts = any("loop-carried chain" in n for n in incore.get("model_notes", ()))
+    if error > 0 and incore.get("T_OL_source") == "loop-carried dependency" and not restarts:
+        notes.append(f"loop-carried-dependency bound (T_OL = {incore.get('T_OL', 0):.2f} cy/CL "
+                     "from the chain's latency): overlap of independent work across the "
+                     "chain is not modelled")
+    if error < 0 and inner_trip_count is not None and inner_trip_count < SHORT_INNER_LOOP:
+        notes.append(f"short inner loop ({inner_trip_count} iterations per row): per-row "
+                     "overhead (loop entry and exit, prefetch restart) is not in the model")
+    if level == "MEM" or model_level == "MEM":
+        how = "overlaps with" if memory_overlaps else "adds to"
+        notes.append(f"memory level: T_L3MEM is the saturated bandwidth's time and {how} "
+                     "the in-core time as the machine file says; one core's own bandwidth "
+                     "(latency-bound streams, prefetchers) and its real overlap are not in "
+                     "the model")
+    return notes
+
+
+def explain(error: float, *, report: Sequence[str], facts: Sequence[str]) -> tuple[str, ...]:
+    """The notes of a point with ECM error ``error``: none within the threshold,
+    else the report's and the fact notes, or :data:`NO_KNOWN_CAUSE`."""
+    if abs(error) <= NOTE_THRESHOLD:
+        return ()
+    notes = tuple(dict.fromkeys([*report, *facts]))     # keep order, drop repeats
+    return notes or (NO_KNOWN_CAUSE,)
