@@ -19,6 +19,7 @@ from kerncraft.bench.validate_notes import NO_KNOWN_CAUSE, explain, fact_notes
 from kerncraft.bench.validate_sizes import (LEVELS, SizeChoice, choose_size, level_targets,
                                             source_level)
 from kerncraft.cache.traffic import LevelTraffic, TrafficResult, transfer_volumes
+from kerncraft.errors import KerncraftError
 from kerncraft.models.transfers import predict_traffic
 
 MIB = 1024 ** 2
@@ -342,3 +343,29 @@ def test_default_kernel_that_cannot_be_read_is_skipped(monkeypatch, tmp_path, ca
     assert [s["kernel"] for s in doc["skipped"]] == list(validate.QUICK_KERNELS[1:])
     assert "unknown kernel 'triad'" in doc["skipped"][0]["reason"]
     assert "skipped: triad" in capsys.readouterr().out
+
+
+def test_point_failures_skip_and_a_host_failure_stops(capsys):
+    machine = kerncraft.load_machine("CSX")
+    kernels = [resolve_kernel(n) for n in ("copy", "triad")]
+
+    def triad_fails(bound, machine, options):
+        if "c" in bound.arrays:
+            raise KerncraftError("triad cannot run")
+        return Measurement(2.0, "fake")
+
+    result = validate.run_validation(kernels, machine, ["L1", "L2"], measure=triad_fails,
+                                     progress=open("/dev/null", "w"))
+    assert [p.kernel for p in result.points] == ["copy", "copy"]
+    assert [(s.kernel, s.level, s.reason) for s in result.skipped] == [
+        ("triad", "L1", "triad cannot run"), ("triad", "L2", "triad cannot run")]
+
+    def host_fails(bound, machine, options):
+        raise KerncraftError("this CPU lacks avx512f")
+
+    # copy L1 and L2 fail, then triad L1 with the same message: stop, one-line error
+    assert validate_cli.main(["-m", "CSX", "copy", "triad", "--levels", "L1,L2"],
+                             measure=host_fails) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == "kerncraft-validate: error: this CPU lacks avx512f"
+    assert sum("skipped" in line for line in err) == 2

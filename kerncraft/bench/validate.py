@@ -277,42 +277,49 @@ def _label(size: SizeChoice) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(size.defines.items()))
 
 
+def _run_point(label: str, kernel, level: str, machine, options: RunOptions,
+               measure: MeasureFunction, progress: TextIO, position: str) -> ValidationPoint:
+    size = choose_size(kernel, machine, level, cores=options.cores)
+    bound = kernel.bind(size.defines)
+    prediction = predict(bound, machine, options)
+    print(f"{position} {label} {level} {_label(size)} measuring", file=progress, flush=True)
+    return make_point(label, size, bound, machine, prediction, measure(bound, machine, options))
+
+
 def run_validation(kernels: Sequence[tuple[str, Any]], machine, levels: Sequence[str] = LEVELS,
                    options: RunOptions = RunOptions(), *,
                    measure: MeasureFunction = benchmark_measure,
                    progress: TextIO | None = None,
-                   on_point: Callable[[ValidationPoint], None] | None = None,
-                   on_skip: Callable[[Skipped], None] | None = None) -> ValidationResult:
+                   on_point: Callable[[ValidationPoint], None] | None = None
+                   ) -> ValidationResult:
     """Choose, predict and measure every (kernel, level); ``kernels`` are (label,
-    parsed kernel). A kernel or point the tools cannot handle (a KerncraftError) is
-    skipped with its reason; ``on_point``/``on_skip`` see each result as it comes."""
+    parsed kernel); ``on_point`` sees each point as it is measured.
+
+    A point the tools cannot handle (a KerncraftError) is skipped with its reason.
+    The same error for a second kernel before any point was measured is raised
+    instead: that is this host or setup (no compiler, instructions this CPU lacks),
+    and every further point would fail alike.
+    """
     progress = progress if progress is not None else sys.stderr
     started = time.monotonic()
     points: list[ValidationPoint] = []
     skipped: list[Skipped] = []
-    total, number = len(kernels) * len(levels), 0
-    for label, kernel in kernels:
-        for level in levels:
-            number += 1
-            try:
-                size = choose_size(kernel, machine, level, cores=options.cores)
-                bound = kernel.bind(size.defines)
-                prediction = predict(bound, machine, options)
-                print(f"[{number}/{total}] {label} {level} {_label(size)} measuring",
-                      file=progress, flush=True)
-                measurement = measure(bound, machine, options)
-            except KerncraftError as exc:
-                skip = Skipped(label, level, str(exc))
-                print(f"[{number}/{total}] {label} {level} skipped: {exc}", file=progress,
-                      flush=True)
-                skipped.append(skip)
-                if on_skip:
-                    on_skip(skip)
-                continue
-            point = make_point(label, size, bound, machine, prediction, measurement)
-            points.append(point)
-            if on_point:
-                on_point(point)
+    total = len(kernels) * len(levels)
+    for number, (label, kernel, level) in enumerate(
+            ((lab, k, lvl) for lab, k in kernels for lvl in levels), 1):
+        position = f"[{number}/{total}]"
+        try:
+            point = _run_point(label, kernel, level, machine, options, measure, progress,
+                               position)
+        except KerncraftError as exc:
+            if not points and any(s.reason == str(exc) and s.kernel != label for s in skipped):
+                raise
+            print(f"{position} {label} {level} skipped: {exc}", file=progress, flush=True)
+            skipped.append(Skipped(label, level, str(exc)))
+            continue
+        points.append(point)
+        if on_point:
+            on_point(point)
     summaries = (summarize(points, "ECM"), summarize(points, "Roofline"))
     return ValidationResult(tuple(points), tuple(skipped), summaries, level_targets(machine),
                             time.monotonic() - started, options)
