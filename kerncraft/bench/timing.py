@@ -50,6 +50,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -66,7 +67,7 @@ __all__ = [
     "PROTOCOL_TIME", "PROTOCOL_REPETITIONS", "PROTOCOL_CPU_TIME", "C_PROTOCOL_HELPERS",
     "REPETITIONS_PLACEHOLDER", "ProgramReport", "Measurement", "require_x86_64_linux",
     "is_x86_64_linux", "find_c_compiler", "bench_cache_dir", "compile_program",
-    "run_pinned", "parse_protocol", "measure", "default_cpu",
+    "run_pinned", "parse_protocol", "measure", "default_cpu", "describe_exit",
 ]
 
 PROTOCOL_TIME = "KERNCRAFT_TIME"
@@ -281,9 +282,35 @@ def run_pinned(argv: Sequence[str], cpus: Sequence[int] | None, *, timeout: floa
         raise ToolError(f"cannot run benchmark {argv[0]}: {exc}") from None
     if out.returncode != 0:
         tail = "\n".join((out.stderr or out.stdout).strip().splitlines()[-5:])
-        raise ToolError(f"benchmark {' '.join(argv)} failed with exit code {out.returncode}"
+        raise ToolError(f"benchmark {' '.join(argv)} {describe_exit(out.returncode)}"
                         + (f":\n{tail}" if tail else ""))
     return out.stdout
+
+
+# What a signal that ends a benchmark usually means here (the program is ours, so a
+# crash is the machine file's code not fitting this CPU, or the system stopping it).
+_SIGNAL_MEANING = {
+    "SIGILL": "illegal instruction: the code uses an instruction this CPU lacks",
+    "SIGSEGV": "segmentation fault: a memory access outside the program's arrays",
+    "SIGBUS": "bus error: a misaligned or unmapped memory access",
+    "SIGFPE": "arithmetic exception",
+    "SIGABRT": "aborted by the program or its runtime",
+    "SIGKILL": "killed: out of memory, a time limit, or another user",
+    "SIGTERM": "terminated from outside",
+}
+
+
+def describe_exit(returncode: int) -> str:
+    """'failed with exit code 3', or for a negative code (killed by signal N) the
+    signal's name and meaning: 'was killed by SIGILL (illegal instruction: ...)'."""
+    if returncode >= 0:
+        return f"failed with exit code {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        return f"was killed by signal {-returncode}"
+    meaning = _SIGNAL_MEANING.get(name)
+    return f"was killed by {name}" + (f" ({meaning})" if meaning else "")
 
 
 def parse_protocol(text: str) -> ProgramReport:

@@ -29,9 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from kerncraft.bench.uarch import Microarchitecture, identify_microarchitecture
+
 __all__ = ["CacheInfo", "HostTopology", "FlopsEstimate", "Microarchitecture",
-           "detect_topology", "cpu_flags", "core_cpus", "flops_per_cycle",
-           "identify_microarchitecture", "parse_cpu_list", "parse_size", "incore_ports",
+           "detect_topology", "cpu_flags", "cpu_vendor", "core_cpus", "flops_per_cycle",
+           "identify_microarchitecture", "parse_cpu_list", "parse_cpuinfo", "parse_size", "incore_ports",
            "transparent_hugepage"]
 
 _SYS_CPU = Path("/sys/devices/system/cpu")
@@ -53,21 +55,6 @@ class CacheInfo:
     @property
     def name(self) -> str:
         return f"L{self.level}"
-
-
-@dataclass(frozen=True)
-class Microarchitecture:
-    """What we know about a CPU model: names for the machine file and the in-core model."""
-
-    code: str                      # short name: 'ICX', 'SPR', 'CSX', ...
-    name: str                      # 'Intel Icelake SP processor'
-    core: str                      # 'Sunny Cove'
-    incore_model: str | None       # kerncraft in-core database to use
-    incore_note: str = ""          # why that database, if it is not an exact match
-    llvm_mca: str | None = None    # -mcpu value
-    osaca: str | None = None
-    fma_units: int | None = None   # 512-bit (or widest) FMA units per core, if known
-    victim_l3: bool = False        # non-inclusive L3 filled by L2 evictions (SKX and later)
 
 
 @dataclass(frozen=True)
@@ -147,17 +134,27 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _cpuinfo_first() -> dict[str, str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
+def parse_cpuinfo(text: str) -> dict[str, str]:
+    """Fields of the first processor block of /proc/cpuinfo text ('cpu family' -> '25')."""
     entry: dict[str, str] = {}
     for line in text.split("\n\n", 1)[0].splitlines():
         if ":" in line:
             key, value = line.split(":", 1)
             entry[key.strip()] = value.strip()
     return entry
+
+
+def _cpuinfo_first() -> dict[str, str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    return parse_cpuinfo(text)
+
+
+def cpu_vendor() -> str:
+    """CPUID vendor of the first CPU ('GenuineIntel', 'AuthenticAMD'; 'unknown' elsewhere)."""
+    return _cpuinfo_first().get("vendor_id", "unknown")
 
 
 def cpu_flags() -> frozenset[str]:
@@ -174,38 +171,9 @@ def _int(value: str | None) -> int | None:
 
 
 # ---------------------------------------------------------------- identification
-
-# (family, model) of Intel server cores since Skylake-SP: all have a non-inclusive
-# victim L3 and (apart from some lower Xeon SKUs) two 512-bit FMA units.
-_INTEL = {
-    (6, 85): ("SKX", "Intel Skylake SP processor", "Skylake", "SKX", "", "skylake-avx512"),
-    (6, 106): ("ICX", "Intel Icelake SP processor", "Sunny Cove", "SPR",
-               "no Sunny Cove database exists; SPR (Golden Cove) is the closest: same "
-               "vector ports and 2x512-bit FMA, but it has a third load port and a fifth "
-               "integer ALU that Sunny Cove lacks", "icelake-server"),
-    (6, 108): ("ICX", "Intel Icelake SP processor", "Sunny Cove", "SPR",
-               "no Sunny Cove database exists; SPR (Golden Cove) is the closest", "icelake-server"),
-    (6, 143): ("SPR", "Intel SapphireRapids processor", "Golden Cove", "SPR", "",
-               "sapphirerapids"),
-    (6, 207): ("EMR", "Intel EmeraldRapids processor", "Raptor Cove", "SPR",
-               "Raptor Cove is a Golden Cove derivative", "emeraldrapids"),
-}
-
-
-def identify_microarchitecture(vendor: str, family: int | None, model: int | None,
-                               stepping: int | None, flags: frozenset[str]) -> Microarchitecture:
-    """Name the core from CPUID family/model (stepping separates SKX from CSX)."""
-    entry = _INTEL.get((family, model)) if vendor == "GenuineIntel" else None
-    if entry is not None:
-        code, name, core, incore, note, mcpu = entry
-        if code == "SKX" and (stepping or 0) >= 5:
-            code, name, core, incore, mcpu = ("CSX", "Intel Cascadelake SP processor",
-                                              "Cascade Lake", "CSX", "cascadelake")
-        return Microarchitecture(code, name, core, incore, note, f"-mcpu={mcpu}", code,
-                                 fma_units=2, victim_l3=True)
-    width = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
-    return Microarchitecture("UNKNOWN", f"{vendor} family {family} model {model} ({width})",
-                             "unknown", None, "no in-core database for this CPU")
+# The CPUID table (Intel and AMD cores, their databases, overlap flags and compiler
+# targets) lives in kerncraft.bench.uarch; Microarchitecture and
+# identify_microarchitecture are re-exported here, where they have always been.
 
 
 # ---------------------------------------------------------------- FLOPs

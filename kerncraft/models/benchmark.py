@@ -338,6 +338,33 @@ def likwid_measurement(executable: str, args: Sequence[str], cpus: Sequence[int]
 
 # ---------------------------------------------------------------- the benchmark
 
+def _checked_setup(kernel, machine, cores: int, cpus: Sequence[int] | None,
+                   compiler: str | None, flags: str | Sequence[str] | None
+                   ) -> tuple[int, tuple[int, ...], str, tuple[str, ...]]:
+    """(iterations per repetition, CPUs, compiler, flags), every check done before
+    anything is compiled: the machine file is one of this host's kind (an aarch64 file
+    on x86 is one clear error), the flags' instructions exist on this CPU
+    (kerncraft/bench/hostcheck.py), the constants are bound and the cores exist."""
+    from kerncraft.bench.hostcheck import check_cpu_features, check_machine_isa
+    from kerncraft.bench.timing import require_x86_64_linux
+    from kerncraft.compiler import select_compiler
+
+    check_machine_isa(machine)
+    require_x86_64_linux("the benchmark mode")
+    count = kernel.iteration_count()
+    if not getattr(count, "is_number", True) or count.free_symbols:
+        raise KerncraftError("the benchmark needs every constant bound (-D)")
+    per_repetition = int(count)
+    if per_repetition <= 0:
+        raise KerncraftError("the loop nest runs no iteration with these -D values")
+    cpus = tuple(cpus) if cpus is not None else choose_cpus(cores)
+    if len(cpus) != cores:
+        raise KerncraftError(f"{cores} core(s) need as many CPUs, got {list(cpus)}")
+    name, chosen = select_compiler(machine, compiler, flags)
+    check_cpu_features(name, chosen)
+    return per_repetition, cpus, name, chosen
+
+
 def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = None,
                   flags: str | Sequence[str] | None = None, min_time: float = 0.2,
                   repeats: int = 3, repetitions: int = 1, backend: str = "auto",
@@ -351,22 +378,12 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
     """
     from kerncraft.bench.clock import calibrate_clock_cached
     from kerncraft.bench.program import build_benchmark, openmp_environment
-    from kerncraft.bench.timing import measure, require_x86_64_linux
+    from kerncraft.bench.timing import measure
     from kerncraft.cache.traffic import iterations_per_cacheline
     from kerncraft.codegen import program_arguments
-    from kerncraft.compiler import select_compiler
 
-    require_x86_64_linux("the benchmark mode")
-    count = kernel.iteration_count()
-    if not getattr(count, "is_number", True) or count.free_symbols:
-        raise KerncraftError("the benchmark needs every constant bound (-D)")
-    per_repetition = int(count)
-    if per_repetition <= 0:
-        raise KerncraftError("the loop nest runs no iteration with these -D values")
-    cpus = tuple(cpus) if cpus is not None else choose_cpus(cores)
-    if len(cpus) != cores:
-        raise KerncraftError(f"{cores} core(s) need as many CPUs, got {list(cpus)}")
-    name, chosen = select_compiler(machine, compiler, flags)
+    per_repetition, cpus, name, chosen = _checked_setup(kernel, machine, cores, cpus,
+                                                        compiler, flags)
     chosen_backend, reason = _select_backend(backend, cpus[0])
     program = build_benchmark(kernel, compiler=name, flags=chosen, threads=cores)
     args = program_arguments(kernel)
