@@ -78,6 +78,16 @@ def test_real_compiler_tells_what_csx_flags_require():
         hostcheck.required_features("gcc", ["-march=no-such-cpu-kerncraft"])
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None or not Path("/proc/cpuinfo").exists(),
+                    reason="needs gcc and /proc/cpuinfo")
+def test_native_flags_never_miss_a_host_flag():
+    """gcc's -march=native enables what CPUID reports, which is what /proc/cpuinfo lists:
+    a mapping of ISA_MACROS to a misspelt cpuinfo flag would show up here as 'missing'."""
+    needed = hostcheck.required_features("gcc", ["-O3", "-march=native"])
+    assert needed and needed <= hostcheck.host_cpu_flags()
+    hostcheck.check_cpu_features("gcc", ["-O3", "-march=native"])
+
+
 # ---------------------------------------------------------------- signals
 
 @pytest.mark.parametrize("code, text", [
