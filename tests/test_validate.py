@@ -48,8 +48,8 @@ def test_level_targets_csx_by_hand():
 
 
 def test_triad_l1_on_csx_by_hand():
-    # target 16 KiB; 4 arrays in the kernel text but a, b, c are the arrays of
-    # doubles (s is a scalar): 3 x 8 B x N with N a multiple of 512 (4 KiB):
+    # target 32 KiB / 2 = 16 KiB; three arrays of doubles a, b, c (s is a scalar):
+    # 3 x 8 B x N with N a multiple of 512 (4 KiB per array):
     # N=512 -> 12 KiB (|ln(16/12)| = 0.29), N=1024 -> 24 KiB (|ln(24/16)| = 0.41).
     # 12 KiB fits the L1's whole-working-set share, so nothing comes from L2.
     choice = choose_size(load("triad"), kerncraft.load_machine("CSX"), "L1")
