@@ -220,3 +220,16 @@ def test_icx_vm_machine_file_composes_memory_serially(tmp_path):
     assert link["measured_bandwidth"] == pytest.approx(copy_sat)
     # 3 CL (b, write-allocate of a, a back) = 192 B at copy_sat x 24/16 B moved per nominal B
     assert t["T_L3MEM"] == pytest.approx(192 / (copy_sat * 1.5 / host.clock))
+
+
+def test_whole_working_set_fill_from_the_plateau_ends(generated):
+    """The fake sweep (quick plan: two sizes per octave from 8 KiB: 8, 11.3, 16, 22.6,
+    32, 45.3, ... KiB) stays on the L1 plateau (< 40 KiB) up to 32 KiB: 32 / 48 = 0.667
+    -> 0.66 (rounded down); on L2 (< 1 MiB) up to 724.1 KiB: 724.1 / 1280 = 0.566 -> 0.56;
+    on L3 (< 20 MiB) up to 16 MiB: 16 / 48 = 0.33, below 1/2 -> not written."""
+    text = generated[0]
+    machine = parse_machine_text(text)
+    assert machine.level("L1").whole_working_set_fill == pytest.approx(0.66)
+    assert machine.level("L2").whole_working_set_fill == pytest.approx(0.56)
+    assert machine.level("L3").whole_working_set_fill is None
+    assert "up to 16.00 MB of 48.00 MB (33%): below 1/2, not used" in text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 from typing import TYPE_CHECKING, Sequence
 
 import kerncraft
@@ -282,7 +283,30 @@ def _render_level(data: "HostData", position: int, cache: CacheInfo) -> list[str
             lines.append(f"    upstream throughput: [{up.bytes_per_cycle:.1f} B/cy, {up.duplex}]"
                          f"   # [{mark}] {up.note}")
     lines.append(_overlap_line(data, cache.name))
+    lines += _fill_lines(data, cache)
     return lines
+
+
+def _fill_lines(data: "HostData", cache: CacheInfo) -> list[str]:
+    """'whole working set fill' from the end of the level's plateau in the load sweep.
+
+    The last swept size still on the plateau, as a share of the CPUID size, is how much
+    of the level a repeatedly swept working set may fill and still run at its speed
+    (kerncraft/cache/lc_hierarchy.py). It is a lower bound (the real step lies between
+    that size and the next swept one). A share below the layer conditions' fill factor
+    1/2 is not written: at three sizes per octave that is more likely a noisy sweep or a
+    VM that gives the core less than CPUID says, and the default is safer.
+    """
+    choice = next((c for c in data.choices if c.level == cache.name), None)
+    plateau = choice.plateau if choice is not None else None
+    if plateau is None or cache.size <= 0:
+        return []
+    share = math.floor(min(1.0, plateau.last / cache.size) * 100) / 100
+    where = (f"the load sweep stays on the {cache.name} plateau up to {size_text(plateau.last)}"
+             f" of {size_text(cache.size)}")
+    if share < 0.5:
+        return [f"    # [measured] {where} ({share:.0%}): below 1/2, not used (default kept)"]
+    return [f"    whole working set fill: {share:.2f}   # [measured] {where}"]
 
 
 def _render_hierarchy(data: "HostData") -> str:
