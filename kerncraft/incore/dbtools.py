@@ -11,7 +11,8 @@
   variant after a generic group, but worth a look);
 * **unknown forms of bundled kernels** -- every kernel in ``kernels/`` is
   compiled with gcc for the architecture (``-O1 -O2 -O3 -Ofast`` with the
-  ``-march`` of :data:`ARCH_TARGETS`) the way the ECM pipeline does it
+  ``-march`` of :data:`ARCH_TARGETS`, and again with each flag set of
+  :data:`ARCH_EXTRA_FLAGS`) the way the ECM pipeline does it
   (:func:`kerncraft.codegen.generate_c`), the loop blocks the pipeline would
   analyse are taken from the assembly, and every instruction the database does
   not know is listed with an example. Skipped (with the reason) when the
@@ -29,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-__all__ = ["ARCH_TARGETS", "DbCheck", "check_database", "format_check", "kernel_files",
-           "unknown_kernel_forms"]
+__all__ = ["ARCH_EXTRA_FLAGS", "ARCH_TARGETS", "DbCheck", "check_database", "format_check",
+           "kernel_files", "unknown_kernel_forms"]
 
 #: Compiler and target flags used to compile the bundled kernels for a database.
 ARCH_TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -40,7 +41,16 @@ ARCH_TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
     "SPR": ("gcc", ("-march=sapphirerapids",)),
     "ZEN": ("gcc", ("-march=znver1",)),
     "ZEN2": ("gcc", ("-march=znver2",)),
+    # gcc 12 knows no -march=znver4/znver5: the ISA of Zen 5 (AVX-512 F/CD/BW/DQ/VL) is
+    # x86-64-v4, tuned like the closest known core, with 512-bit vectors preferred
+    # (Zen 5 executes them natively); see ARCH_EXTRA_FLAGS for the AVX2 build.
+    "ZEN5": ("gcc", ("-march=x86-64-v4", "-mtune=znver3", "-mprefer-vector-width=512")),
     "TX2": ("aarch64-linux-gnu-gcc", ("-mcpu=thunderx2t99",)),
+}
+#: Further target flag sets per database: the kernels are compiled once per set (and per
+#: optimisation level) in addition to the :data:`ARCH_TARGETS` flags.
+ARCH_EXTRA_FLAGS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "ZEN5": (("-march=x86-64-v3", "-mtune=znver3"),),
 }
 OPT_LEVELS = ("-O1", "-O2", "-O3", "-Ofast")
 _HEADER_LOAD_CLASSES = {"x86": ("gpr", "scalar", "xmm", "ymm")}
@@ -159,16 +169,17 @@ def unknown_kernel_forms(model: Any, arch: str, kernels: Sequence[Path] | None =
             kernel = parse_kernel(path.read_text(), str(path))
             source = generate_c(kernel)
         except Exception as exc:  # noqa: BLE001 - report and go on
-            jobs_list.append((path, None, None, f"cannot parse: {exc}"))
+            jobs_list.append((path, None, None, f"cannot parse: {exc}", ()))
             continue
-        for opt in opt_levels:
-            jobs_list.append((path, kernel, source, opt))
+        for target_flags in (march, *ARCH_EXTRA_FLAGS.get(arch.upper(), ())):
+            for opt in opt_levels:
+                jobs_list.append((path, kernel, source, opt, target_flags))
 
     def run(job):
-        path, kernel, source, opt = job
+        path, kernel, source, opt, target_flags = job
         if kernel is None:
             return path, opt, None, []
-        flags = [opt, *march, "-ffreestanding", "-fno-tree-loop-distribute-patterns"]
+        flags = [opt, *target_flags, "-ffreestanding", "-fno-tree-loop-distribute-patterns"]
         try:
             asm = compile_to_assembly(source, compiler, flags).assembly
         except Exception as exc:  # noqa: BLE001

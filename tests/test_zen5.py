@@ -1,0 +1,219 @@
+"""AMD Zen 5 port model: ZEN5.yml (extends ZEN2.yml, which extends ZEN.yml).
+
+The expected values are derived by hand from the rules stated in the header of
+``kerncraft/incore/databases/ZEN5.yml`` (and checked on the development host, an
+EPYC "Turin", see ``benchmarks/incore_microbench/RESULTS-zen5.md``):
+
+* four AGUs shared by loads and stores, two load-data paths (LD0/LD1) for loads of
+  any width, two store-data pipes (STD0/STD1) of which a 512-bit store takes both;
+* FP pipes at full 512-bit width: FMUL/FMA on FP0/FP1 (3 / 4 cy), FADD on FP2/FP3
+  (2 cy), one uop per operation for xmm, ymm and zmm;
+* 8 instructions per cycle through the front end, six ALUs.
+"""
+from __future__ import annotations
+
+import pytest
+
+from kerncraft.incore.analysis import analyze_text
+from kerncraft.incore.database import load_database
+from kerncraft.incore.throughput import balance_ports
+from kerncraft.incore.x86.parser import parse_x86
+
+
+@pytest.fixture(scope="module")
+def zen5():
+    return load_database("ZEN5")
+
+
+def body(text: str, step: int = 64) -> str:
+    """A loop around ``text`` with the usual gcc counter: add, cmp, jne (3 instructions)."""
+    return (".L1:\n" + text + f"\n        addq ${step}, %rax\n        cmpq %rax, %rdx\n"
+            "        jne .L1\n")
+
+
+def cost(db, asm: str):
+    ins = next(ln.instruction for ln in parse_x86(asm) if ln.instruction)
+    c = db.lookup(ins)
+    assert c is not None, asm
+    return c
+
+
+def tp(db, asm: str) -> float:
+    return balance_ports([cost(db, asm).uops], db.ports).throughput
+
+
+# ---------------------------------------------------------------- header
+
+def test_header(zen5):
+    assert zen5.arch == "ZEN5"
+    assert set(zen5.load_ports) == set(zen5.store_address_ports) == {"AGU0", "AGU1", "AGU2", "AGU3"}
+    assert zen5.load_data_ports == ("LD0", "LD1")
+    assert zen5.store_data_ports == ("STD0", "STD1")
+    assert {f"ALU{i}" for i in range(6)} <= set(zen5.ports)
+    assert set(zen5.divider_ports) == {"IDIV", "FDIV", "L1D"}
+    assert zen5.load_latency["gpr"] == 4
+    assert all(zen5.load_latency[c] == 7 for c in ("scalar", "xmm", "ymm", "zmm"))
+    assert zen5.rob_size == 448
+    assert zen5.frontend_width == 8
+    assert zen5.store_forward_latency == 10
+
+
+def test_dbtools_compiles_zen5_with_both_targets():
+    from kerncraft.incore.dbtools import ARCH_EXTRA_FLAGS, ARCH_TARGETS
+    compiler, flags = ARCH_TARGETS["ZEN5"]
+    assert compiler == "gcc"
+    assert "-march=x86-64-v4" in flags and "-mprefer-vector-width=512" in flags
+    assert ("-march=x86-64-v3", "-mtune=znver3") in ARCH_EXTRA_FLAGS["ZEN5"]
+
+
+# ---------------------------------------------------------------- FP pipes
+
+@pytest.mark.parametrize("width", ["xmm", "ymm", "zmm"])
+def test_fp_latencies_and_single_uops(zen5, width):
+    r = f"%{width}1, %{width}2, %{width}3"
+    add, mul, fma = (cost(zen5, f"{m} {r}") for m in ("vaddpd", "vmulpd", "vfmadd231pd"))
+    assert (add.latency, mul.latency, fma.latency) == (2, 3, 4)
+    assert len(add.uops) == len(mul.uops) == len(fma.uops) == 1
+    assert add.uops[0].ports == frozenset({"FP2", "FP3"})
+    assert mul.uops[0].ports == fma.uops[0].ports == frozenset({"FP0", "FP1"})
+    # native 512-bit datapath: two per cycle at every width (double-pumped would be 1.0)
+    assert tp(zen5, f"vfmadd231pd {r}") == pytest.approx(0.5)
+
+
+def test_scalar_and_legacy_sse(zen5):
+    assert cost(zen5, "vaddsd %xmm1, %xmm2, %xmm3").latency == 2
+    assert cost(zen5, "addsd %xmm1, %xmm2").latency == 3        # measured: non-VEX form 3 cy
+    assert cost(zen5, "vfmadd231sd %xmm1, %xmm2, %xmm3").latency == 4
+    assert cost(zen5, "vmulsd %xmm1, %xmm2, %xmm3").latency == 3
+
+
+def test_divider_is_512_bit_wide(zen5):
+    for asm in ("vdivpd %xmm1, %xmm2, %xmm3", "vdivpd %ymm1, %ymm2, %ymm3",
+                "vdivpd %zmm1, %zmm2, %zmm3", "vdivsd %xmm1, %xmm2, %xmm3"):
+        assert cost(zen5, asm).latency == 13
+        assert tp(zen5, asm) == pytest.approx(4.0)
+    assert tp(zen5, "vsqrtpd %zmm1, %zmm2") == pytest.approx(7.5)
+
+
+def test_zen2_memory_forms_are_overridden(zen5):
+    """ZEN2.yml lists 256-bit memory-source forms explicitly (with Zen 2 latencies);
+    ZEN5.yml must override them, and 512-bit ones are composed (one load)."""
+    assert cost(zen5, "vaddpd (%rsi), %ymm1, %ymm2").latency == 2
+    assert cost(zen5, "vfmadd231pd (%rsi), %ymm1, %ymm2").latency == 4
+    z = cost(zen5, "vfmadd231pd (%rsi), %zmm1, %zmm2")
+    assert z.latency == 4 and z.load_latency == 7
+    assert sum(1 for u in z.uops if u.ports == frozenset({"LD0", "LD1"})) == 1
+
+
+# ---------------------------------------------------------------- memory rule
+
+def test_zmm_store_takes_both_store_pipes(zen5):
+    assert tp(zen5, "vmovupd %zmm0, (%rdi)") == pytest.approx(1.0)
+    assert tp(zen5, "vmovupd %ymm0, (%rdi)") == pytest.approx(0.5)
+    assert tp(zen5, "vmovupd (%rsi), %zmm0") == pytest.approx(0.5)
+
+
+def test_copy_loop_zmm():
+    """One zmm load + one zmm store per iteration (+ add, cmp, jne).
+
+    By hand: the store needs STD0 *and* STD1 for one cycle (a store-data uop on one of
+    them plus the extra 512-bit uop on the other) -> 2 pipe-cycles / 2 pipes = 1.0 cy;
+    load 1 cycle on LD0/LD1 -> 0.5; AGUs 2 / 4 = 0.5; ALUs 3 / 6 = 0.5; front end 5 / 8.
+    Throughput 1.0 cy per iteration (measured 1.00 cy on the host)."""
+    r = analyze_text(body("        vmovupd (%rsi,%rax), %zmm0\n        vmovupd %zmm0, (%rdi,%rax)"),
+                     "ZEN5")
+    assert r.throughput == pytest.approx(1.0)
+    assert r.port_totals["STD0"] == r.port_totals["STD1"] == pytest.approx(1.0)
+    assert r.port_totals["LD0"] + r.port_totals["LD1"] == pytest.approx(1.0)
+    assert r.frontend == pytest.approx(5 / 8)
+
+
+def test_copy_loop_ymm_unrolled():
+    """Two ymm loads + two ymm stores: LD 2/2 = 1, STD 2/2 = 1, AGU 4/4 = 1 -> 1.0 cy
+    (0.5 cy per 32-byte element; measured 0.57 cy)."""
+    text = "\n".join(["        vmovupd (%rsi,%rax), %ymm0", "        vmovupd 32(%rsi,%rax), %ymm1",
+                      "        vmovupd %ymm0, (%rdi,%rax)", "        vmovupd %ymm1, 32(%rdi,%rax)"])
+    assert analyze_text(body(text), "ZEN5").throughput == pytest.approx(1.0)
+
+
+def test_triad_zmm():
+    """a[i] = b[i] + s * c[i]: load, FMA with memory operand, store.
+
+    By hand: loads 2 on LD0/LD1 -> 1.0; store 2 STD pipe-cycles -> 1.0; AGUs 3 / 4;
+    FMA 1 on FP0/FP1 -> 0.5; front end 6 / 8 -> throughput 1.0 cy (measured 1.10)."""
+    text = ("        vmovupd (%rdx,%rax), %zmm0\n        vfmadd132pd (%rcx,%rax), %zmm1, %zmm0\n"
+            "        vmovupd %zmm0, (%rdi,%rax)")
+    r = analyze_text(body(text), "ZEN5")
+    assert r.throughput == pytest.approx(1.0)
+    assert r.port_totals["FP0"] + r.port_totals["FP1"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("loads,stores", [(1, 0), (2, 0), (4, 0), (0, 1), (0, 2), (2, 1), (2, 2),
+                                          (4, 2), (1, 3)])
+def test_memory_rule_ymm(loads, stores):
+    """T = max(loads / 2 (LD0/LD1), stores / 2 (STD0/STD1), (loads + stores) / 4 (AGUs),
+    instructions / 8 (front end), 3 / 6 (loop counter on six ALUs))."""
+    text = "\n".join([f"        vmovupd {32 * k}(%rsi,%rax), %ymm{k}" for k in range(loads)]
+                     + [f"        vmovupd %ymm15, {32 * k}(%rdi,%rax)" for k in range(stores)])
+    r = analyze_text(body(text), "ZEN5")
+    expect = max(loads / 2, stores / 2, (loads + stores) / 4, (loads + stores + 3) / 8, 0.5)
+    assert r.throughput == pytest.approx(expect)
+
+
+# ---------------------------------------------------------------- dependencies
+
+def test_fadd_reduction_lcd_is_fadd_latency():
+    """sum += a[i] with a zmm accumulator: the loop-carried chain is one vaddpd (the
+    load is off the chain) -> LCD 2 cy, the prediction of the loop (throughput 0.5)."""
+    r = analyze_text(body("        vaddpd (%rsi,%rax), %zmm0, %zmm0"), "ZEN5")
+    assert r.lcd == pytest.approx(2.0)
+    assert r.throughput == pytest.approx(0.5)
+    assert r.prediction == pytest.approx(2.0)
+
+
+def test_fma_reduction_lcd():
+    r = analyze_text(body("        vfmadd231pd (%rsi,%rax), %zmm1, %zmm0"), "ZEN5")
+    assert r.lcd == pytest.approx(4.0)
+
+
+def test_accumulator_through_memory():
+    """-O1 style: the sum lives on the stack. vaddsd 2 cy + store-to-load forwarding
+    10 cy = 12 cy per iteration (measured 12.0 cy on the host)."""
+    r = analyze_text(body("        vaddsd 8(%rsp), %xmm1, %xmm0\n        vmovsd %xmm0, 8(%rsp)", 8),
+                     "ZEN5")
+    assert r.lcd == pytest.approx(12.0)
+
+
+def test_two_fma_two_fadd_per_cycle():
+    """Four independent 512-bit operations, 2 FMA (FP0/FP1) + 2 FADD (FP2/FP3): 1.0 cy
+    (measured 1.00 cy per group); the FMA accumulators make the LCD 4."""
+    text = "\n".join(["        vfmadd231pd %zmm1, %zmm2, %zmm3", "        vfmadd231pd %zmm1, %zmm2, %zmm4",
+                      "        vaddpd %zmm1, %zmm2, %zmm5", "        vaddpd %zmm1, %zmm2, %zmm6"])
+    r = analyze_text(body(text), "ZEN5")
+    assert r.throughput == pytest.approx(1.0)
+    assert all(r.port_totals[p] == pytest.approx(1.0) for p in ("FP0", "FP1", "FP2", "FP3"))
+
+
+# ---------------------------------------------------------------- line splits, coverage
+
+def test_line_split_costs(zen5):
+    costs = {(c.kind, c.vector_bytes): c for c in zen5.line_split}
+    for width in (16, 32, 64):
+        assert costs[("load", width)].ports == ("LD0", "LD1")
+        assert costs[("load", width)].cycles == pytest.approx(1.0)
+        assert costs[("store", width)].ports == ("L1D",)
+    assert costs[("store", 32)].cycles == pytest.approx(1.86)
+    assert costs[("store", 64)].cycles == pytest.approx(1.67)
+
+
+def test_db_check_passes():
+    """`kerncraft-incore --db-check ZEN5`: no structural problems and no unknown forms in
+    the bundled kernels, compiled -O1..-Ofast for x86-64-v4 (512-bit) and x86-64-v3."""
+    import shutil
+    from kerncraft.incore.dbtools import check_database
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed")
+    check = check_database("ZEN5")
+    assert not check.failed, (check.unknown, check.missing_header, check.missing_uops)
+    assert check.compiled > 0
+    assert not check.unknown
