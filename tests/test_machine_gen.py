@@ -233,3 +233,21 @@ def test_whole_working_set_fill_from_the_plateau_ends(generated):
     assert machine.level("L2").whole_working_set_fill == pytest.approx(0.56)
     assert machine.level("L3").whole_working_set_fill is None
     assert "up to 16.00 MB of 48.00 MB (33%): below 1/2, not used" in text
+
+
+def test_upstream_of_a_half_duplex_victim_level_counts_the_victim_line():
+    """Zen 1 style L3 (32 B/cy half-duplex figure, victim cache, transfers overlapping):
+    the load kernel in L3 at 3 GHz, 60 GB/s = 64 * 3 / 60 = 3.2 cy/CL. On the L2-L3 link it
+    moves the line in and L2's victim out, 2 x 64 B: half duplex 128 B / 3.2 cy = 40 B/cy
+    (not 20). As a full-duplex figure the same measurement gives 64 / 3.2 = 20 B/cy."""
+    results = {"L1": {"load": (300e9,)}, "L2": {"load": (150e9,)}, "L3": {"load": (60e9,)}}
+    half = (mg.UpstreamFigure("L2", 32.0, "full-duplex", "test"),
+            mg.UpstreamFigure("L3", 32.0, "half-duplex", "test"))
+    up = mg.derive_upstream(results, 3e9, 64, 128, ["L1", "L2", "L3", "MEM"], half,
+                            frozenset({"L2", "L3"}), frozenset({"L3"}))
+    assert up["L3"].derived and up["L3"].duplex == "half-duplex"
+    assert up["L3"].bytes_per_cycle == pytest.approx(40.0)
+    full = (half[0], mg.UpstreamFigure("L3", 32.0, "full-duplex", "test"))
+    up = mg.derive_upstream(results, 3e9, 64, 128, ["L1", "L2", "L3", "MEM"], full,
+                            frozenset({"L2", "L3"}), frozenset({"L3"}))
+    assert up["L3"].bytes_per_cycle == pytest.approx(20.0)

@@ -265,8 +265,15 @@ _DEFAULT_UPSTREAM = (UpstreamFigure("L2", 64.0, "half-duplex", "Skylake-SP-like 
 def derive_upstream(results: Mapping[str, Mapping[str, tuple[float, ...]]], clock_hz: float,
                     cacheline: int, load_bytes_per_cycle: float, levels: Sequence[str],
                     figures: Sequence[UpstreamFigure] = _DEFAULT_UPSTREAM,
-                    overlapping: frozenset[str] = frozenset()) -> dict[str, Upstream]:
+                    overlapping: frozenset[str] = frozenset(),
+                    victim_levels: frozenset[str] = frozenset()) -> dict[str, Upstream]:
     """Upstream B/cy of L2, L3 ... from single-core load bandwidths and the ECM rule.
+
+    Bytes are counted as the ECM model counts them on the link: the load kernel moves
+    one line per CL of work towards the core, and into a victim level
+    (``victim_levels``: it receives every line the level above replaces) one more line
+    back; a half-duplex link carries both (2 lines), a full-duplex one the larger
+    direction (1 line).
 
     T_nOL = cacheline / load_bytes_per_cycle (the load ports' peak: in L1 the
     kernel measures the add units and clock, not the ports). A level whose
@@ -292,13 +299,16 @@ def derive_upstream(results: Mapping[str, Mapping[str, tuple[float, ...]]], cloc
             t_serial = t_level
         transfer = None if t_level is None else (t_level if level in overlapping
                                                  else t_level - base)
-        if transfer is not None and t_level > base and cacheline / transfer <= \
+        lines = 2 if level in victim_levels and figure.duplex == "half-duplex" else 1
+        if transfer is not None and t_level > base and lines * cacheline / transfer <= \
                 2 * figure.bytes_per_cycle:
             how = (f"the transfer time itself (overlapping; above T_nOL {base:.2f} cy/CL)"
                    if level in overlapping else f"minus {base:.2f} cy/CL above")
+            moved = " for the line in and the victim out" if lines == 2 else ""
             upstream[level] = Upstream(
-                cacheline / transfer, figure.duplex, True,
-                f"derived: 1-core load {load[0] / 1e9:.1f} GB/s = {t_level:.2f} cy/CL, {how}")
+                lines * cacheline / transfer, figure.duplex, True,
+                f"derived: 1-core load {load[0] / 1e9:.1f} GB/s = {t_level:.2f} cy/CL{moved}, "
+                f"{how}")
             continue
         upstream[level] = Upstream(figure.bytes_per_cycle, figure.duplex, False,
                                    f"assumed ({figure.source}; derivation implausible)")
@@ -333,9 +343,10 @@ def collect_host_data(plan: GenerationPlan, probes: Probes,
     results = _measure_levels(plan, probes, choices, cores, progress, unstable)
     vector_bytes = flops_per_cycle(topo.flags).vector_bits // 8
     overlapping = frozenset(f.level for f in topo.uarch.overlap if f.overlaps)
+    victims = frozenset({"L3"}) if topo.uarch.victim_l3 and len(topo.caches) >= 3 else frozenset()
     upstream = derive_upstream(results, clock.core_hz, _cacheline(topo), 2 * vector_bytes,
                                _level_names(topo.caches), topo.uarch.upstream or _DEFAULT_UPSTREAM,
-                               overlapping)
+                               overlapping, victims)
     return HostData(topo, clock, probes.backend, plan.sweep_kernel, tuple(sweep), plateaus,
                     choices, cores, results, upstream, avx512, fma, fma_units, notes,
                     compilers=compilers, load=load, realtime=realtime,

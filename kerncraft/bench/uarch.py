@@ -126,9 +126,13 @@ _ZEN2_UPSTREAM = (UpstreamFigure("L2", 32.0, "full-duplex", "published Zen2_EPYC
                   UpstreamFigure("L3", 24.0, "half-duplex", "published Zen2_EPYC-7452 file"))
 _ZEN3_UPSTREAM = tuple(replace(f, source=f"as Zen 2 ({f.source})") for f in _ZEN2_UPSTREAM)
 # Zen 5 doubled the L2 -> L1 path to 64 B/cy (AMD's Zen 5 disclosure, Hot Chips 2024);
-# L3 -> L2 stays at 32 B/cy per core.
+# L3 -> L2 stays at 32 B/cy per core, with its own 32 B/cy path for L2 victims to L3.
+# Full duplex: on a Zen 5 EPYC (family 1Ah model 2, KVM) copy with its data in L3 moves
+# 2 lines in and 2 victims out per CL in 5.1 cy/CL (kerncraft-validate, 2026-11-24),
+# 50 B/cy in total: more than one 32 B/cy path could carry.
 _ZEN5_UPSTREAM = (UpstreamFigure("L2", 64.0, "full-duplex", "AMD Zen 5: 64 B/cy L2 -> L1"),
-                  UpstreamFigure("L3", 32.0, "half-duplex", "AMD Zen 5: 32 B/cy L3 -> L2"))
+                  UpstreamFigure("L3", 32.0, "full-duplex",
+                                 "AMD Zen 5: 32 B/cy L3 -> L2 and L2 -> L3"))
 
 
 # ---------------------------------------------------------------- records
