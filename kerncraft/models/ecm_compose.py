@@ -48,13 +48,14 @@ class ECMPrediction:
         return self.predictions[-1]
 
     def notation(self) -> str:
-        """{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL."""
-        parts = " | ".join(f"{c.cycles:.2f}" for c in self.contributions)
-        return f"{{ {self.t_ol:.2f} || {self.t_nol:.2f} | {parts} }} cy/CL"
+        """{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL (kerncraft.report.text)."""
+        from kerncraft.report.text import ecm_notation
+        return ecm_notation(self)
 
     def prediction_notation(self) -> str:
-        """{T_L1 ⌋ T_L2 ⌋ T_L3 ⌋ T_MEM} cy/CL."""
-        return "{ " + " \u230b ".join(f"{t:.2f}" for t in self.predictions) + " } cy/CL"
+        """{T_L1 ⌋ T_L2 ⌋ T_L3 ⌋ T_MEM} cy/CL (kerncraft.report.text)."""
+        from kerncraft.report.text import ecm_prediction_notation
+        return ecm_prediction_notation(self)
 
     def to_dict(self) -> dict:
         return {"T_OL": self.t_ol, "T_nOL": self.t_nol,

@@ -104,31 +104,10 @@ class InCorePrediction:
         return data
 
     def text_lines(self, verbose: int = 0) -> list[str]:
-        """The in-core lines of the ECM/ECMCPU report for an external backend."""
-        a = self.analysis
-        scale = self.per_cacheline
-
-        def cy(value):
-            return "n/a" if value is None else f"{value * scale:.2f} cy"
-
-        sel = self.selection
-        lines = [f"  in-core ({self.arch}, {self.compiler} {self.flags}): "
-                 f"{sel.iterations_per_asm_iteration} iterations per assembly iteration "
-                 f"(unroll {sel.unroll} x SIMD {sel.simd_width})",
-                 f"  per cache line: throughput {cy(a.throughput)}, critical path "
-                 f"{cy(a.critical_path)}, loop-carried dependency {cy(a.lcd)}"
-                 + (f", front end {cy(a.frontend)}" if a.frontend else "")
-                 + (f", simulated {cy(a.simulated)}" if a.simulated is not None else ""),
-                 f"  T_OL set by {self.t_ol_source}; T_nOL = busiest of ports "
-                 f"{', '.join(self.non_overlapping_ports)}"]
-        if verbose:
-            lines.append("  " + sel.describe().replace("\n", "\n  "))
-            lines.append("  port cycles per assembly iteration: " + ", ".join(
-                f"{p} {c:.2f}" for p, c in a.port_totals.items()))
-            lines += [f"  note: {note}" for note in a.notes]
-            if verbose > 1:
-                lines.append(a.output.rstrip())
-        return lines
+        """The in-core lines of the ECM/ECMCPU report for an external backend
+        (:func:`kerncraft.report.text.backend_incore_lines`)."""
+        from kerncraft.report.text import backend_incore_lines
+        return backend_incore_lines(self, verbose)
 
 
 def resolve_database(machine) -> str:

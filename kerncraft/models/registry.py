@@ -17,11 +17,13 @@ from kerncraft.errors import KerncraftError, NotImplementedModelError
 
 @dataclass(frozen=True)
 class ModelReport:
-    """What a model returns: the text it prints and the numbers for --json."""
+    """What a model entry point returns: the text it prints, the numbers for --json
+    (``result.to_dict()``) and the typed result itself (None for stubs)."""
 
     model: str
     text: str
     data: Mapping[str, Any] = field(default_factory=dict)
+    result: Any = None
 
 
 ModelFunction = Callable[..., ModelReport]

@@ -17,10 +17,11 @@ from kerncraft.errors import KerncraftError
 from kerncraft.machine.bandwidth import select_bandwidth
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.registry import ModelReport
+from kerncraft.models.results import RooflineResult
 from kerncraft.models.transfers import kernel_stream_mix, predict_traffic
 from kerncraft.options import as_options
 from kerncraft.cache.traffic import transfer_volumes
-from kerncraft.units import format_quantity
+from kerncraft.report.text import format_roofline
 
 
 @dataclass(frozen=True)
@@ -73,21 +74,15 @@ def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]
     return levels
 
 
-def _level_table(levels: list[RooflineLevel], convert, unit: str) -> list[str]:
-    """Header and one row per memory level (shared by both Roofline reports)."""
-    rows = [f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
-            f"{'cy/CL':>7}  performance"]
-    for lvl in levels:
-        rows.append(f"  {lvl.level:<6} {lvl.bytes:9.1f} {format_quantity(lvl.bandwidth, 'B/s'):>12} "
-                    f"{lvl.benchmark_kernel:<8} {lvl.arithmetic_intensity:9.4g} "
-                    f"{lvl.cycles:7.2f}  {format_quantity(convert(lvl.cycles), unit)}")
-    return rows
+def _unit_for(kernel, options) -> str:
+    return options.unit or ("FLOP/s" if kernel.total_flops else "It/s")
 
 
-def roofline_flop_model(kernel, machine, args) -> ModelReport:
-    options = as_options(args)
+def compute_roofline_flop(kernel, machine, options=None) -> RooflineResult:
+    """Roofline with the arithmetic peak as compute ceiling (see the module doc)."""
+    options = as_options(options)
     predictor, cores = options.cache_predictor, options.cores
-    unit = options.unit or ("FLOP/s" if kernel.total_flops else "It/s")
+    unit = _unit_for(kernel, options)
     if unit == "FLOP/s" and not kernel.total_flops:
         raise KerncraftError("FLOP/s is undefined for a kernel without floating-point "
                              "operations; use --unit It/s or cy/CL")
@@ -95,31 +90,20 @@ def roofline_flop_model(kernel, machine, args) -> ModelReport:
     levels = roofline_levels(kernel, machine, traffic, cores)
     precision = precision_of(kernel)
     peak = machine.peak_flops_per_cycle(precision) * cores
-    flops_per_unit = kernel.total_flops * traffic.unit_of_work_iterations
-    compute = flops_per_unit / peak
+    compute = kernel.total_flops * traffic.unit_of_work_iterations / peak
     bottleneck = max(levels, key=lambda lvl: lvl.cycles)
     limit = max(bottleneck.cycles, compute)
     limiter = "compute (arithmetic peak)" if compute > bottleneck.cycles else bottleneck.level
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
-    lines = [f"RooflineFLOP ({cores} core(s), {precision} peak "
-             f"{format_quantity(peak * machine.clock, 'FLOP/s')})",
-             *_level_table(levels, convert, unit)]
-    lines.append(f"  {'CPU':<6} {'':>9} {'':>12} {'peak':<8} {'':>9} {compute:7.2f}  "
-                 f"{format_quantity(convert(compute), unit) if compute else 'unbounded'}")
-    lines.append(f"Bottleneck: {limiter}, arithmetic intensity "
-                 f"{bottleneck.arithmetic_intensity:.4g} FLOP/B")
-    lines.append(f"Performance: {format_quantity(convert(limit), unit)}")
-    lines += [f"  note: {note}" for note in traffic.notes]
-    data = {"predictor": predictor, "cores": cores, "unit": unit, "precision": precision,
-            "peak_flops_per_cycle": peak, "compute_cycles_per_cl": compute,
-            "levels": [lvl.to_dict() for lvl in levels], "bottleneck": limiter,
-            "arithmetic_intensity": bottleneck.arithmetic_intensity,
-            "cycles_per_cl": limit, "performance": convert(limit),
-            "traffic": traffic.to_dict()}
-    return ModelReport("RooflineFLOP", "\n".join(lines), data)
+    return RooflineResult(
+        "RooflineFLOP", predictor, cores, unit, tuple(levels),
+        tuple(convert(lvl.cycles) for lvl in levels), compute,
+        convert(compute) if compute else None, limiter, limit, convert(limit), traffic,
+        machine.clock, precision=precision, peak_flops_per_cycle=peak,
+        arithmetic_intensity=bottleneck.arithmetic_intensity)
 
 
-def roofline_asm_model(kernel, machine, args) -> ModelReport:
+def compute_roofline_asm(kernel, machine, options=None) -> RooflineResult:
     """Roofline with the in-core analysis of the compiled loop as compute ceiling.
 
     The in-core time already contains the L1 accesses (load/store ports), so L1
@@ -127,9 +111,9 @@ def roofline_asm_model(kernel, machine, args) -> ModelReport:
     """
     from kerncraft.models.ecm import incore_for
 
-    options = as_options(args)
+    options = as_options(options)
     predictor, cores = options.cache_predictor, options.cores
-    unit = options.unit or ("FLOP/s" if kernel.total_flops else "It/s")
+    unit = _unit_for(kernel, options)
     incore = incore_for(kernel, machine, options)
     traffic = predict_traffic(kernel, machine, predictor, cores=cores)
     levels = [lvl for lvl in roofline_levels(kernel, machine, traffic, cores) if lvl.level != "L1"]
@@ -138,14 +122,23 @@ def roofline_asm_model(kernel, machine, args) -> ModelReport:
     limit = max(bottleneck.cycles, compute)
     limiter = f"in-core ({incore.t_ol_source})" if compute >= bottleneck.cycles else bottleneck.level
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
-    lines = [f"RooflineASM ({cores} core(s), in-core model {incore.arch})",
-             *_level_table(levels, convert, unit)]
-    lines.append(f"  {'CPU':<6} {'':>9} {'':>12} {'in-core':<8} {'':>9} {compute:7.2f}  "
-                 f"{format_quantity(convert(compute), unit)}")
-    lines.append(f"Bottleneck: {limiter}")
-    lines.append(f"Performance: {format_quantity(convert(limit), unit)}")
-    data = {"predictor": predictor, "cores": cores, "unit": unit,
-            "incore_cycles_per_cl": compute, "levels": [lvl.to_dict() for lvl in levels],
-            "bottleneck": limiter, "cycles_per_cl": limit, "performance": convert(limit),
-            "incore": incore.to_dict(), "traffic": traffic.to_dict()}
-    return ModelReport("RooflineASM", "\n".join(lines), data)
+    return RooflineResult(
+        "RooflineASM", predictor, cores, unit, tuple(levels),
+        tuple(convert(lvl.cycles) for lvl in levels), compute, convert(compute), limiter, limit,
+        convert(limit), traffic, machine.clock, incore=incore)
+
+
+def roofline_flop_model(kernel, machine, args) -> ModelReport:
+    """``-p RooflineFLOP`` as a report (``args``: AnalysisOptions or a namespace)."""
+    options = as_options(args)
+    result = compute_roofline_flop(kernel, machine, options)
+    return ModelReport("RooflineFLOP", format_roofline(result, options.verbose),
+                       result.to_dict(), result)
+
+
+def roofline_asm_model(kernel, machine, args) -> ModelReport:
+    """``-p RooflineASM`` as a report (``args``: AnalysisOptions or a namespace)."""
+    options = as_options(args)
+    result = compute_roofline_asm(kernel, machine, options)
+    return ModelReport("RooflineASM", format_roofline(result, options.verbose),
+                       result.to_dict(), result)

@@ -1,0 +1,309 @@
+"""The text reports of the models, from their typed results.
+
+One function per model (``format_ecm``, ``format_ecm_cpu``, ``format_ecm_data``,
+``format_roofline``, ``format_lc``, ``format_benchmark``) and
+:func:`format_result` choosing by type. ``verbose`` (the ``-v`` count) adds
+details; it never changes a number. The layout of these reports is fixed by
+golden files (``tests/data/golden``).
+
+>>> format_value(2.5e9, "It/s"), format_value(3.14159, "cy/CL")
+('2.5 GIt/s', '3.14 cy/CL')
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kerncraft.units import format_quantity
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kerncraft.models.ecm_compose import ECMPrediction
+    from kerncraft.models.results import (ECMDataResult, ECMResult, InCoreResult, LCResult,
+                                          RooflineResult)
+
+__all__ = ["format_value", "format_result", "format_ecm", "format_ecm_cpu", "format_ecm_data",
+           "format_roofline", "format_lc", "format_benchmark", "incore_lines",
+           "backend_incore_lines", "ecm_notation", "ecm_prediction_notation"]
+
+PREDICTOR_NAMES = {"LC": "layer conditions", "SIM": "cache simulation"}
+
+
+def format_value(value: float, unit: str) -> str:
+    """Cycle counts with two decimals (people compare them), rates with SI prefixes."""
+    if unit in ("cy/CL", "cy/It"):
+        return f"{value:.2f} {unit}"
+    return format_quantity(value, unit)
+
+
+def format_result(result: Any, verbose: int = 0) -> str:
+    """The report text of any model result (dispatch on its type).
+
+    >>> format_result(object())
+    Traceback (most recent call last):
+    ...
+    TypeError: no text report for object
+    """
+    from kerncraft.models import results as r
+
+    formatters = ((r.ECMResult, format_ecm), (r.InCoreResult, format_ecm_cpu),
+                  (r.ECMDataResult, format_ecm_data), (r.RooflineResult, format_roofline),
+                  (r.LCResult, format_lc))
+    for kind, formatter in formatters:
+        if isinstance(result, kind):
+            return formatter(result, verbose)
+    if type(result).__name__ == "BenchmarkResult":
+        return format_benchmark(result)
+    raise TypeError(f"no text report for {type(result).__name__}")
+
+
+# ---------------------------------------------------------------- ECM notation
+
+def ecm_notation(ecm: "ECMPrediction") -> str:
+    """``{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL``."""
+    parts = " | ".join(f"{c.cycles:.2f}" for c in ecm.contributions)
+    return f"{{ {ecm.t_ol:.2f} || {ecm.t_nol:.2f} | {parts} }} cy/CL"
+
+
+def ecm_prediction_notation(ecm: "ECMPrediction") -> str:
+    """``{T_L1 ⌋ T_L2 ⌋ T_L3 ⌋ T_MEM} cy/CL``."""
+    return "{ " + " \u230b ".join(f"{t:.2f}" for t in ecm.predictions) + " } cy/CL"
+
+
+# ---------------------------------------------------------------- in-core lines
+
+def incore_lines(incore, verbose: int = 0) -> list[str]:
+    """The in-core lines of the ECM / ECMCPU report (an ``InCorePrediction``)."""
+    if incore.incore_model != "kerncraft":      # llvm-mca / OSACA: their own quantities
+        return backend_incore_lines(incore, verbose)
+    a = incore.analysis
+    scale = incore.per_cacheline
+    lines = [f"  in-core ({incore.arch}, {incore.compiler} {incore.flags}): "
+             f"{incore.selection.iterations_per_asm_iteration} iterations per assembly "
+             f"iteration (unroll {incore.selection.unroll} x SIMD {incore.selection.simd_width})",
+             f"  per cache line: throughput {incore.throughput * scale:.2f} cy, critical path "
+             f"{a.critical_path * scale:.2f} cy, loop-carried dependency {a.lcd * scale:.2f} cy"
+             + (f", front end {a.frontend * scale:.2f} cy" if a.frontend else ""),
+             f"  T_OL set by {incore.t_ol_source}; T_nOL = busiest of ports "
+             f"{', '.join(incore.non_overlapping_ports)}"]
+    split_text = incore.line_splits.describe(incore.arch) if incore.line_splits else ""
+    if split_text:
+        lines.append(f"  {split_text}")
+    lines += [f"  note: {note}" for note in incore.notes]
+    if verbose:
+        lines.append("  " + incore.selection.describe().replace("\n", "\n  "))
+        from kerncraft.incore.report import format_report
+        lines.append(format_report(a, unroll=incore.selection.iterations_per_asm_iteration))
+    return lines
+
+
+def backend_incore_lines(incore, verbose: int = 0) -> list[str]:
+    """The in-core lines for an external backend (llvm-mca, OSACA)."""
+    a = incore.analysis
+    scale = incore.per_cacheline
+
+    def cy(value):
+        return "n/a" if value is None else f"{value * scale:.2f} cy"
+
+    sel = incore.selection
+    lines = [f"  in-core ({incore.arch}, {incore.compiler} {incore.flags}): "
+             f"{sel.iterations_per_asm_iteration} iterations per assembly iteration "
+             f"(unroll {sel.unroll} x SIMD {sel.simd_width})",
+             f"  per cache line: throughput {cy(a.throughput)}, critical path "
+             f"{cy(a.critical_path)}, loop-carried dependency {cy(a.lcd)}"
+             + (f", front end {cy(a.frontend)}" if a.frontend else "")
+             + (f", simulated {cy(a.simulated)}" if a.simulated is not None else ""),
+             f"  T_OL set by {incore.t_ol_source}; T_nOL = busiest of ports "
+             f"{', '.join(incore.non_overlapping_ports)}"]
+    if verbose:
+        lines.append("  " + sel.describe().replace("\n", "\n  "))
+        lines.append("  port cycles per assembly iteration: " + ", ".join(
+            f"{p} {c:.2f}" for p, c in a.port_totals.items()))
+        lines += [f"  note: {note}" for note in a.notes]
+        if verbose > 1:
+            lines.append(a.output.rstrip())
+    return lines
+
+
+# ---------------------------------------------------------------- ECMCPU, ECM
+
+def format_ecm_cpu(result: "InCoreResult", verbose: int = 0) -> str:
+    """The ``-p ECMCPU`` report."""
+    lines = [f"ECMCPU: T_OL = {result.t_ol:.2f} cy/CL, T_nOL = {result.t_nol:.2f} cy/CL"]
+    if result.unit != "cy/CL":
+        lines.append("  = " + ", ".join(
+            f"{name} {format_value(v, result.unit)}"
+            for name, v in (("T_OL", result.t_ol_in_unit), ("T_nOL", result.t_nol_in_unit))))
+    lines += incore_lines(result.prediction, verbose)
+    return "\n".join(lines)
+
+
+def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
+    """The ``-p ECM`` report: notation, saturation, in-core lines, scaling table."""
+    ecm, unit, links = result.ecm, result.unit, result.links
+    lines = [f"ECM ({result.incore.arch}, {PREDICTOR_NAMES[result.predictor]})",
+             ecm_notation(ecm) + "   {T_OL || T_nOL | "
+             + " | ".join(c.name for c in ecm.contributions) + "}",
+             ecm_prediction_notation(ecm) + "   {"
+             + " \u230b ".join(f"T_{lvl}" for lvl in ecm.levels) + "}"]
+    if unit != "cy/CL":
+        lines.append("{ " + " \u230b ".join(format_value(v, unit)
+                                           for v in result.predictions_in_unit) + " }")
+    if result.saturation_cores is None:
+        lines.append("does not saturate the memory interface: no memory traffic at this size "
+                     "(one core's data stays in the caches)")
+    else:
+        lines.append(f"saturating at {result.saturation_cores} core(s) (T_MEM "
+                     f"{ecm.memory_time:.2f} cy/CL / T_L3MEM at saturated bandwidth "
+                     f"{result.saturated_memory_cycles:.2f} cy/CL)")
+    lines += incore_lines(result.incore, verbose)
+    memory_choice = links[-1].bandwidth_choice
+    if memory_choice is not None:
+        lines.append(f"  {links[-1].name} at the saturated bandwidth of benchmark "
+                     f"'{memory_choice.kernel}': {format_quantity(memory_choice.bandwidth, 'B/s')}"
+                     f" measured on {memory_choice.cores} core(s)")
+    lines += [f"  note: {note}" for note in result.traffic.notes if "holds" in note or verbose]
+    lines.append(_scaling_table(result))
+    cores = result.cores
+    lines.append(f"prediction for {cores} core(s): {format_value(result.prediction, unit)}"
+                 + (" per core group" if cores > 1 and unit in ("cy/CL", "cy/It") else ""))
+    return "\n".join(lines)
+
+
+def _scaling_table(result: "ECMResult") -> str:
+    numa, socket, unit = result.numa_domain_cores, result.socket_cores, result.unit
+    rows = [f"scaling (NUMA domain: {numa} cores, socket: {socket} cores)",
+            f"  {'cores':>5} {'cy/CL':>8} {unit if unit != 'cy/CL' else '':>14}  bound"]
+    for point in result.scaling:
+        value = format_value(point.value, unit) if unit != "cy/CL" else ""
+        marker = " <- NUMA domain" if point.cores == numa and numa != socket else ""
+        rows.append(f"  {point.cores:>5} {point.cycles_per_cl:8.2f} {value:>14}  "
+                    f"{'memory' if point.memory_bound else 'core'}{marker}")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- ECMData
+
+def format_ecm_data(result: "ECMDataResult", verbose: int = 0) -> str:
+    """The ``-p ECMData`` report: one row per link and the link times in ``unit``."""
+    unit, links = result.unit, result.links
+    lines = [f"ECMData ({PREDICTOR_NAMES[result.predictor]}, {result.cores} core(s), "
+             f"{result.iterations_per_cacheline:g} iterations per cache line of work)"]
+    lines += [f"  {'link':<9} {'loads':>7} {'stores':>7} {'bytes':>8} {'bandwidth':>14} "
+              f"{'duplex':<12} {'cy/CL':>7}",
+              f"  {'':<9} {'CL/CL':>7} {'CL/CL':>7} {'B/CL':>8}"]
+    for link in links:
+        lines.append(f"  {link.upper + '-' + link.lower:<9} {link.loads:7.2f} "
+                     f"{link.stores:7.2f} {link.bytes:8.1f} {link.bytes_per_cycle:9.2f} B/cy "
+                     f"{link.duplex:<12} {link.cycles:7.2f}")
+    names = " | ".join(link.name for link in links)
+    numbers = " | ".join(format_value(v, unit).rsplit(" ", 1)[0] if unit in ("cy/CL", "cy/It")
+                         else format_value(v, unit) for v in result.values)
+    suffix = f" {unit}" if unit in ("cy/CL", "cy/It") else ""
+    lines.append(f"{{ {numbers} }}{suffix}   ({names})")
+    for link in links:
+        if link.bandwidth_choice is not None and verbose:
+            lines.append(f"  memory bandwidth: {link.bandwidth_choice.explanation}")
+    lines += [f"  note: {note}" for note in result.traffic.notes]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- Roofline
+
+def _level_table(result: "RooflineResult") -> list[str]:
+    """Header and one row per memory level (shared by both Roofline reports)."""
+    rows = [f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
+            f"{'cy/CL':>7}  performance"]
+    for lvl, value in zip(result.levels, result.level_performance):
+        rows.append(f"  {lvl.level:<6} {lvl.bytes:9.1f} "
+                    f"{format_quantity(lvl.bandwidth, 'B/s'):>12} "
+                    f"{lvl.benchmark_kernel:<8} {lvl.arithmetic_intensity:9.4g} "
+                    f"{lvl.cycles:7.2f}  {format_quantity(value, result.unit)}")
+    return rows
+
+
+def format_roofline(result: "RooflineResult", verbose: int = 0) -> str:
+    """The ``-p RooflineFLOP`` or ``-p RooflineASM`` report."""
+    unit, compute = result.unit, result.compute_cycles_per_cl
+    if result.model == "RooflineASM":
+        lines = [f"RooflineASM ({result.cores} core(s), in-core model {result.incore.arch})",
+                 *_level_table(result),
+                 f"  {'CPU':<6} {'':>9} {'':>12} {'in-core':<8} {'':>9} {compute:7.2f}  "
+                 f"{format_quantity(result.compute_performance, unit)}",
+                 f"Bottleneck: {result.bottleneck}",
+                 f"Performance: {format_quantity(result.performance, unit)}"]
+        return "\n".join(lines)
+    peak = format_quantity(result.peak_flops_per_cycle * result.clock_hz, "FLOP/s")
+    ceiling = format_quantity(result.compute_performance, unit) if compute else "unbounded"
+    lines = [f"RooflineFLOP ({result.cores} core(s), {result.precision} peak {peak})",
+             *_level_table(result),
+             f"  {'CPU':<6} {'':>9} {'':>12} {'peak':<8} {'':>9} {compute:7.2f}  {ceiling}",
+             f"Bottleneck: {result.bottleneck}, arithmetic intensity "
+             f"{result.arithmetic_intensity:.4g} FLOP/B",
+             f"Performance: {format_quantity(result.performance, unit)}"]
+    lines += [f"  note: {note}" for note in result.traffic.notes]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- LC
+
+def _short(text: str, width: int) -> str:
+    """Cut ``text`` to ``width`` characters (table cells only; full text is in JSON)."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def format_lc(result: "LCResult", verbose: int = 0) -> str:
+    """The ``-p LC`` report: conditions per level, traffic, notes."""
+    analysis, point = result.analysis, result.point
+    u = analysis.unit_of_work
+    at = " ".join(f"{k}={v}" for k, v in sorted(point.bindings.items())) or "(no constants)"
+    lines = [f"Layer conditions (LC) at {at}, cores={analysis.cores}; traffic in cache lines "
+             f"per unit of work ({u} iterations)"]
+    for cap in analysis.capacities:
+        lines += _lc_level_lines(analysis, point, cap, u)
+    lines.append("")
+    lines.append(f"  {'level':<6}{'loads':>8}{'stores':>8}{'misses':>8}{'evicts':>8}  loaded from")
+    for lvl in point.traffic.levels:
+        src = ", ".join(f"{k} {v:.2f}" for k, v in lvl.load_sources) or "next level"
+        lines.append(f"  {lvl.level:<6}{lvl.loads:>8.2f}{lvl.stores:>8.2f}{lvl.misses:>8.2f}"
+                     f"{lvl.evictions:>8.2f}  {src}")
+    notes = [n for n in point.traffic.notes if not n.startswith("LC capacities")]
+    if notes:
+        lines.append("Notes:")
+        lines.extend(f"  - {n}" for n in notes)
+    return "\n".join(lines)
+
+
+def _lc_level_lines(analysis, point, cap, u) -> list[str]:
+    # the byte format of the predictor's own notes, so report and notes agree
+    from kerncraft.cache.lc_flags import _bytes as fmt_bytes
+
+    held = point.holding[cap.name]
+    lines = ["", cap.describe(),
+             f"  {'#':>2}  {'reuse window':<34} {'footprint':>10}  {'fits':<4} "
+             f"{'misses':>6} {'stores':>6} {'evicts':>6}"]
+    for cond in analysis.conditions[cap.name]:
+        foot = point.footprints[cond.index]
+        misses, stores, evicts = point.condition_values(cap, cond.index, u)
+        mark = "->" if cond.index == held else "  "
+        fits = "yes" if foot <= cap.usable else "no"
+        window = cond.window if cond.index == 0 else f"{cond.window} ({cond.threshold_text} it)"
+        lines.append(f"{mark}{cond.index:>2}  {_short(window, 34):<34} {fmt_bytes(foot):>10}  "
+                     f"{fits:<4} {misses:>6.2f} {stores:>6.2f} {evicts:>6.2f}")
+        if cond.index:
+            lines.append(f"{'':6}condition: {cond.inequality_text}")
+            lines.append(f"{'':6}kept: {', '.join(cond.hits) or '-'}")
+    cond = analysis.conditions[cap.name][held]
+    lines.append(f"  -> condition {held} holds in {cap.name}: kept "
+                 f"{', '.join(cond.hits) or 'nothing'}; missed "
+                 f"{', '.join(cond.miss_accesses) or 'nothing'}")
+    return lines
+
+
+# ---------------------------------------------------------------- Benchmark
+
+def format_benchmark(result, unit: str = "cy/CL") -> str:
+    """The ``-p Benchmark`` report of a
+    :class:`~kerncraft.models.benchmark.BenchmarkResult` (its layout is kept
+    with the measurement code, which this only calls)."""
+    from kerncraft.models.benchmark import _format
+
+    return _format(result, unit)
