@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from kerncraft import __version__
-from kerncraft.errors import KerncraftError, SourceLocation
-from kerncraft.options import INCORE_MODELS, UNITS, AnalysisOptions, canonical_incore_model
+from kerncraft.api import MODEL_ALIASES, MODELS, canonical_model, read_kernel_file
+from kerncraft.errors import KerncraftError
+from kerncraft.options import UNITS, AnalysisOptions, canonical_incore_model
 
-# Canonical model names, and the aliases Kerncraft accepts for them.
-PERFORMANCE_MODELS = ("ECM", "ECMData", "ECMCPU", "RooflineFLOP", "RooflineASM", "LC",
-                      "Benchmark")
-MODEL_ALIASES = {"Roofline": "RooflineFLOP", "RooflineIACA": "RooflineASM"}
+# Canonical model names (the aliases Kerncraft accepts are in MODEL_ALIASES).
+PERFORMANCE_MODELS = tuple(MODELS)
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -27,13 +25,10 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def _model_name(value: str) -> str:
-    lookup = {m.lower(): m for m in PERFORMANCE_MODELS}
-    lookup.update({a.lower(): m for a, m in MODEL_ALIASES.items()})
     try:
-        return lookup[value.lower()]
-    except KeyError:
-        choices = ", ".join(PERFORMANCE_MODELS + tuple(MODEL_ALIASES))
-        raise argparse.ArgumentTypeError(f"unknown model {value!r} (choose from {choices})")
+        return canonical_model(value)
+    except KerncraftError as exc:
+        raise argparse.ArgumentTypeError(exc.message)
 
 
 def _positive_int(value: str) -> int:
@@ -131,21 +126,6 @@ def options_from_args(args: argparse.Namespace) -> AnalysisOptions:
         pointer_increment=args.pointer_increment, ignore_unknown=args.ignore_unknown)
 
 
-def _read_kernel_source(path_text: str) -> str:
-    path = Path(path_text)
-    if not path.exists():
-        raise KerncraftError(f"kernel file not found: {path_text}")
-    if path.is_dir():
-        raise KerncraftError(f"kernel path is a directory, not a file: {path_text}")
-    try:
-        return path.read_text()
-    except UnicodeDecodeError as exc:
-        raise KerncraftError("kernel file is not valid UTF-8 text",
-                             SourceLocation(path_text)) from exc
-    except OSError as exc:
-        raise KerncraftError(f"cannot read kernel file {path_text}: {exc.strerror}") from exc
-
-
 def run(args: argparse.Namespace, out=None) -> int:
     """Run the models for every -D point; returns the process exit code."""
     out = out if out is not None else sys.stdout
@@ -157,7 +137,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     options = options_from_args(args)
     models = list(dict.fromkeys(args.pmodel))  # keep order, drop repeats
     machine = load_machine(args.machine)
-    source = _read_kernel_source(args.kernel)
+    source = read_kernel_file(args.kernel)
     kernel = parse_kernel(source, filename=args.kernel)
     points = expand_defines(args.define)
     return run_models(models, kernel, machine, points, options, out, json_target=args.json)

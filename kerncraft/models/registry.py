@@ -7,12 +7,11 @@ with the same attributes, converted by :func:`~kerncraft.options.as_options`). M
 """
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence, TextIO
 
-from kerncraft.errors import KerncraftError, NotImplementedModelError
+from kerncraft.errors import NotImplementedModelError
 
 
 @dataclass(frozen=True)
@@ -71,6 +70,7 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     from kerncraft.kernel.defines import resolve_bindings
     from kerncraft.kernel.summary import format_kernel_summary
     from kerncraft.models.compare import compare_reports, format_comparison
+    from kerncraft.report.json import cli_document, point_document, write_json
 
     missing = [m for m in models if m not in IMPLEMENTED]
     implemented = {m: load_model(m) for m in models if m in IMPLEMENTED}
@@ -90,17 +90,14 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
         reports = [implemented[m](bound, machine, options) for m in models if m in implemented]
         for report in reports:
             print(report.text, file=out)
-        point = {"defines": dict(bound.bindings),
-                 "models": {r.model: dict(r.data) for r in reports}}
         comparison = compare_reports(reports, options.cores)
         if comparison:      # -p Benchmark with a predicting model: side by side
             print(format_comparison(comparison, options.cores), file=out)
-            point["comparison"] = [row.to_dict() for row in comparison]
-        json_points.append(point)
+        json_points.append(point_document(bound.bindings, {r.model: r.data for r in reports},
+                                          [row.to_dict() for row in comparison]))
         out.flush()         # a piped report grows point by point
     if json_target:
-        _write_json(json_target, {"kernel": kernel.filename, "machine": machine.path,
-                                "points": json_points}, out)
+        write_json(json_target, cli_document(kernel.filename, machine.path, json_points), out)
     if missing:
         name = missing[0]
         raise NotImplementedModelError(
@@ -109,13 +106,10 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     return 0
 
 
+
 def _write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
-    text = json.dumps(document, indent=2, sort_keys=False, default=str)
-    if target == "-":
-        print(text, file=out)
-        return
-    try:
-        with open(target, "w") as handle:
-            handle.write(text + "\n")
-    except OSError as exc:
-        raise KerncraftError(f"cannot write JSON file {target}: {exc.strerror}") from exc
+    """:func:`kerncraft.report.json.write_json` under its former name (imported by
+    kerncraft/bench/validate_cli.py)."""
+    from kerncraft.report.json import write_json
+
+    write_json(target, document, out)

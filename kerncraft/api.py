@@ -1,0 +1,255 @@
+"""The library interface: one call per prediction, and sweeps.
+
+:func:`analyze` runs one model for one kernel on one machine at one point and
+returns its typed result (:mod:`kerncraft.models.results`); :func:`sweep` runs
+it over the cartesian product of constant values and returns one
+:class:`SweepRow` per point. The command line does the same through
+:func:`kerncraft.models.registry.run_models`.
+
+>>> import kerncraft
+>>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECMData",
+...                            defines={"N": 10**7})
+>>> [round(link.cycles, 2) for link in result.links]     # T_L1L2, T_L2L3, T_L3MEM in cy/CL
+[3.0, 8.0, 8.76]
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Union
+
+from kerncraft.errors import KerncraftError, SourceLocation
+from kerncraft.options import AnalysisOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kerncraft.kernel.model import KernelModel
+    from kerncraft.machine.model import MachineModel
+
+__all__ = ["analyze", "sweep", "SweepRow", "MODELS", "MODEL_ALIASES", "canonical_model",
+           "load_kernel", "read_kernel_file", "resolve_machine"]
+
+MODELS: Mapping[str, str] = {
+    "ECM": "kerncraft.models.ecm:compute_ecm",
+    "ECMData": "kerncraft.models.ecm_data:compute_ecm_data",
+    "ECMCPU": "kerncraft.models.ecm:compute_ecm_cpu",
+    "RooflineFLOP": "kerncraft.models.roofline:compute_roofline_flop",
+    "RooflineASM": "kerncraft.models.roofline:compute_roofline_asm",
+    "LC": "kerncraft.models.lc:compute_lc",
+    "Benchmark": "kerncraft.api:_measure",
+}
+"""Model name -> 'module:function' computing its typed result (imported when used)."""
+
+MODEL_ALIASES: Mapping[str, str] = {"Roofline": "RooflineFLOP", "RooflineIACA": "RooflineASM"}
+
+KernelLike = Union["KernelModel", str, Path]
+MachineLike = Union["MachineModel", str, Path]
+DefineValues = Union[int, str, Iterable[int]]
+
+
+def canonical_model(name: str) -> str:
+    """The canonical name of a model (case-insensitive, aliases accepted).
+
+    >>> canonical_model("roofline"), canonical_model("ecm")
+    ('RooflineFLOP', 'ECM')
+    """
+    lookup = {m.lower(): m for m in MODELS}
+    lookup.update({a.lower(): m for a, m in MODEL_ALIASES.items()})
+    try:
+        return lookup[str(name).lower()]
+    except KeyError:
+        choices = ", ".join(tuple(MODELS) + tuple(MODEL_ALIASES))
+        raise KerncraftError(f"unknown model {name!r} (choose from {choices})") from None
+
+
+def read_kernel_file(path_text: str | Path) -> str:
+    """The text of a kernel file, with one clear error when it cannot be read."""
+    path = Path(path_text)
+    if not path.exists():
+        raise KerncraftError(f"kernel file not found: {path_text}")
+    if path.is_dir():
+        raise KerncraftError(f"kernel path is a directory, not a file: {path_text}")
+    try:
+        return path.read_text()
+    except UnicodeDecodeError as exc:
+        raise KerncraftError("kernel file is not valid UTF-8 text",
+                             SourceLocation(str(path_text))) from exc
+    except OSError as exc:
+        raise KerncraftError(f"cannot read kernel file {path_text}: {exc.strerror}") from exc
+
+
+def _looks_like_source(text: str) -> bool:
+    # a file name has no line breaks, braces or semicolons; C source always has one
+    return any(mark in text for mark in ("\n", ";", "{"))
+
+
+def load_kernel(kernel: KernelLike, filename: str | None = None) -> "KernelModel":
+    """A :class:`~kerncraft.kernel.model.KernelModel` from a model (returned as is),
+    C source text, or the path of a kernel file.
+
+    >>> load_kernel("double a[N], b[N];\\nfor (int i = 0; i < N; ++i) a[i] = b[i];").constant_names
+    ('N',)
+    """
+    from kerncraft.kernel.model import KernelModel
+    from kerncraft.kernel.parser import parse_kernel
+
+    if isinstance(kernel, KernelModel):
+        return kernel
+    if isinstance(kernel, str) and _looks_like_source(kernel):
+        return parse_kernel(kernel, filename=filename)
+    if isinstance(kernel, (str, Path)):
+        return parse_kernel(read_kernel_file(kernel), filename=filename or str(kernel))
+    raise TypeError(f"kernel must be a KernelModel, C source or a path, not "
+                    f"{type(kernel).__name__}")
+
+
+def resolve_machine(machine: MachineLike) -> "MachineModel":
+    """A :class:`~kerncraft.machine.model.MachineModel` from a model (returned as is),
+    a bundled name (``"CSX"``) or the path of a machine file.
+
+    >>> resolve_machine("CSX").clock
+    2500000000.0
+    """
+    from kerncraft.machine.loader import load_machine
+    from kerncraft.machine.model import MachineModel
+
+    if isinstance(machine, MachineModel):
+        return machine
+    if isinstance(machine, (str, Path)):
+        return load_machine(str(machine))
+    raise TypeError(f"machine must be a MachineModel, a bundled name or a path, not "
+                    f"{type(machine).__name__}")
+
+
+def _model_function(name: str) -> Callable[..., Any]:
+    import importlib
+
+    module_name, function = MODELS[name].split(":")
+    return getattr(importlib.import_module(module_name), function)
+
+
+def _measure(kernel, machine, options: AnalysisOptions):
+    """``Benchmark``: measure the kernel on this host (a BenchmarkResult)."""
+    from kerncraft.models.benchmark import run_benchmark
+
+    return run_benchmark(kernel, machine, cores=options.cores, compiler=options.compiler,
+                         flags=options.compiler_flags, predictor=options.cache_predictor)
+
+
+def _options(options: AnalysisOptions | None, settings: Mapping[str, Any]) -> AnalysisOptions:
+    """``options`` with the keyword settings applied (the keywords win)."""
+    base = options if options is not None else AnalysisOptions()
+    changes = {k: v for k, v in settings.items() if v is not None}
+    return base.replace(**changes) if changes else base
+
+
+def _bind(kernel: "KernelModel", defines: Mapping[str, int] | None) -> "KernelModel":
+    from kerncraft.kernel.defines import resolve_bindings
+
+    if not defines and not kernel.unbound_constants():
+        return kernel
+    # a bound kernel keeps its values unless ``defines`` overrides them
+    unbound = kernel.unbound if kernel.unbound is not None else kernel
+    [values] = resolve_bindings(unbound, [{**kernel.bindings, **(defines or {})}])
+    return unbound.bind(values)
+
+
+def analyze(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
+            defines: Mapping[str, int] | None = None, cores: int | None = None,
+            cache_predictor: str | None = None, incore_model: str | None = None,
+            unit: str | None = None, *, options: AnalysisOptions | None = None,
+            **settings: Any) -> Any:
+    """Predict (or, for ``Benchmark``, measure) one kernel on one machine.
+
+    ``kernel``: a KernelModel, C source text or a kernel file; ``machine``: a
+    MachineModel, bundled name or machine file. ``defines`` binds the kernel's
+    constants (``"."`` is the default for all, as ``-D . VALUE``). ``model`` is a
+    command-line model name (``ECM``, ``ECMData``, ``ECMCPU``, ``RooflineFLOP``,
+    ``RooflineASM``, ``LC``, ``Benchmark``; aliases and any case accepted).
+    ``unit`` None is the model's default (cy/CL; Roofline: FLOP/s, or It/s for a
+    kernel without FLOPs). Further keywords are :class:`AnalysisOptions` fields
+    (``compiler``, ``compiler_flags``, ``asm_block``, ``pointer_increment``,
+    ``ignore_unknown``, ``cache_fill``); ``options`` gives them all at once and
+    the keywords override it.
+
+    Returns the model's typed result: ECMResult, InCoreResult (ECMCPU),
+    ECMDataResult, RooflineResult, LCResult or BenchmarkResult.
+
+    >>> result = analyze("kernels/copy.c", "CSX", model="ECM", defines={"N": 10**7})
+    >>> round(result.t_mem, 2), result.saturation_cores, result.unit
+    (20.76, 3, 'cy/CL')
+    >>> analyze("kernels/copy.c", "CSX", model="LC", defines={"N": 10**7}).holding["L1"]
+    0
+    """
+    name = canonical_model(model)
+    chosen = _options(options, {"cores": cores, "cache_predictor": cache_predictor,
+                                "incore_model": incore_model, "unit": unit, **settings})
+    bound = _bind(load_kernel(kernel), defines)
+    return _model_function(name)(bound, resolve_machine(machine), chosen)
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """One point of a sweep: the constants' values and the model's typed result.
+
+    >>> row = SweepRow("ECM", {"N": 100}, None)
+    >>> row.defines["N"]
+    100
+    """
+
+    model: str
+    defines: Mapping[str, int]
+    result: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON view: ``{"model", "defines", "result"}`` (result per ``docs/json.md``)."""
+        return {"model": self.model, "defines": dict(self.defines),
+                "result": self.result.to_dict()}
+
+
+def _points(defines: Mapping[str, DefineValues]) -> list[dict[str, int]]:
+    """The cartesian product of the values, first key varying slowest; a value is an
+    int, a range string as for ``-D`` (``"100-1000:4log"``) or an iterable of ints."""
+    from kerncraft.kernel.defines import parse_define
+
+    values = []
+    for key, value in defines.items():
+        if isinstance(value, str):
+            values.append(parse_define(key, value).values)
+        elif isinstance(value, int):
+            values.append(parse_define(key, str(value)).values)
+        else:
+            values.append(tuple(parse_define(key, str(v)).values[0] for v in value))
+    return [dict(zip(defines, combo)) for combo in itertools.product(*values)]
+
+
+def sweep(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
+          defines: Mapping[str, DefineValues] | None = None, cores: int | None = None,
+          cache_predictor: str | None = None, incore_model: str | None = None,
+          unit: str | None = None, *, options: AnalysisOptions | None = None,
+          **settings: Any) -> list[SweepRow]:
+    """:func:`analyze` over the cartesian product of ``defines`` (first key slowest).
+
+    The kernel is parsed and the machine file loaded once. What does not depend
+    on the swept values is computed once as well: the compiled loop and its
+    in-core analysis (cached per generated C source, in which sizes are run-time
+    values) and the symbolic layer-condition analysis (cached per kernel source,
+    machine and core count); each point then evaluates compiled expressions.
+
+    >>> rows = sweep("kernels/copy.c", "CSX", model="ECMData",
+    ...              defines={"N": [1000, 10**7]})
+    >>> [(row.defines["N"], round(row.result.value("T_L3MEM"), 2)) for row in rows]
+    [(1000, 0.0), (10000000, 8.76)]
+    """
+    name = canonical_model(model)
+    chosen = _options(options, {"cores": cores, "cache_predictor": cache_predictor,
+                                "incore_model": incore_model, "unit": unit, **settings})
+    unbound = load_kernel(kernel)
+    unbound = unbound.unbound if unbound.unbound is not None else unbound
+    loaded = resolve_machine(machine)
+    compute = _model_function(name)
+    rows = []
+    for point in _points(defines or {}):
+        bound = _bind(unbound, point)
+        rows.append(SweepRow(name, dict(bound.bindings), compute(bound, loaded, chosen)))
+    return rows

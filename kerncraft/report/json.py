@@ -1,0 +1,75 @@
+"""JSON documents of model results (the schema is ``docs/json.md``).
+
+``--json`` writes :func:`cli_document`: the kernel, the machine and one entry
+per -D point with every model's ``to_dict()``. Library users call
+:func:`to_json` on a result, a :class:`~kerncraft.api.SweepRow` or a list of
+rows. Bump :data:`SCHEMA_VERSION` whenever a documented key changes meaning
+or disappears (adding keys keeps the version).
+
+>>> cli_document("copy.c", "CSX.yml", [])["schema_version"]
+1
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping, Sequence, TextIO
+
+from kerncraft.errors import KerncraftError
+
+__all__ = ["SCHEMA_VERSION", "cli_document", "point_document", "to_json", "write_json"]
+
+SCHEMA_VERSION = 1
+
+
+def point_document(defines: Mapping[str, int], models: Mapping[str, Mapping[str, Any]],
+                   comparison: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """One -D point: its constants, ``{model name: result.to_dict()}`` and, with
+    ``-p Benchmark`` and a predicting model, the comparison rows.
+
+    >>> point_document({"N": 10}, {"LC": {}})
+    {'defines': {'N': 10}, 'models': {'LC': {}}}
+    """
+    point: dict[str, Any] = {"defines": dict(defines),
+                             "models": {name: dict(data) for name, data in models.items()}}
+    if comparison:
+        point["comparison"] = [dict(row) for row in comparison]
+    return point
+
+
+def cli_document(kernel: str | None, machine: str | None,
+                 points: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The document ``--json`` writes (``docs/json.md``)."""
+    return {"schema_version": SCHEMA_VERSION, "kernel": kernel, "machine": machine,
+            "points": list(points)}
+
+
+def _plain(obj: Any) -> Any:
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    if isinstance(obj, (list, tuple)):
+        return [_plain(item) for item in obj]
+    return obj
+
+
+def to_json(obj: Any, indent: int | None = 2) -> str:
+    """JSON text of a result, a sweep row or a list of them (numbers as the
+    results hold them; anything else JSON cannot hold becomes its ``str``).
+
+    >>> from kerncraft.models.results import ScalingRow
+    >>> to_json([ScalingRow(1, 2.0, 2.0, False)], indent=None)
+    '[{"cores": 1, "cycles_per_cl": 2.0, "value": 2.0, "memory_bound": false}]'
+    """
+    return json.dumps(_plain(obj), indent=indent, default=str)
+
+
+def write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
+    """Write ``document`` to the file ``target``, or to ``out`` for ``-``."""
+    text = json.dumps(document, indent=2, sort_keys=False, default=str)
+    if target == "-":
+        print(text, file=out)
+        return
+    try:
+        with open(target, "w") as handle:
+            handle.write(text + "\n")
+    except OSError as exc:
+        raise KerncraftError(f"cannot write JSON file {target}: {exc.strerror}") from exc
