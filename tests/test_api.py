@@ -122,7 +122,7 @@ def test_import_stays_lazy():
 
 
 DOCUMENTED = ("kerncraft", "kerncraft.api", "kerncraft.options", "kerncraft.models.results",
-              "kerncraft.report.text", "kerncraft.report.json")
+              "kerncraft.report.text", "kerncraft.report.json", "kerncraft.report.schema")
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)
