@@ -116,6 +116,20 @@ def test_sweep_analyses_what_does_not_depend_on_the_sizes_once(monkeypatch):
     assert rows[2].result.t_mem == pytest.approx(COPY_T_MEM)
 
 
+def test_benchmark_model_measures_with_the_options(monkeypatch):
+    """analyze(model="Benchmark") hands cores, compiler and predictor to the measurement
+    and returns its BenchmarkResult (a stand-in here: no timing on a test machine)."""
+    from kerncraft.models import benchmark as bm
+
+    calls = []
+    monkeypatch.setattr(bm, "run_benchmark", lambda kernel, machine, **kw: calls.append(
+        (kernel.bindings, kw)) or "measured")
+    assert kerncraft.analyze(COPY_C, "CSX", model="benchmark", defines={"N": 64}, cores=2,
+                             compiler="gcc", cache_predictor="SIM") == "measured"
+    assert calls == [({"N": 64}, {"cores": 2, "compiler": "gcc", "flags": None,
+                                  "predictor": "SIM"})]
+
+
 def test_import_stays_lazy():
     code = ("import sys, kerncraft; heavy = [m for m in ('sympy', 'pycparser', 'yaml', "
             "'kerncraft.api', 'kerncraft.models.results') if m in sys.modules]; print(heavy)")
@@ -128,7 +142,9 @@ def test_import_stays_lazy():
 
 
 DOCUMENTED = ("kerncraft", "kerncraft.api", "kerncraft.options", "kerncraft.models.results",
-              "kerncraft.report.text", "kerncraft.report.json", "kerncraft.report.schema")
+              "kerncraft.report.text", "kerncraft.report.json", "kerncraft.report.schema",
+              "kerncraft.models.ecm", "kerncraft.models.ecm_data", "kerncraft.models.roofline",
+              "kerncraft.models.lc")
 
 
 @needs_gcc12

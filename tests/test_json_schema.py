@@ -12,6 +12,7 @@ from kerncraft.cli import main
 from kerncraft.models import benchmark as bm
 from kerncraft.report.schema import (DOCUMENT, MODEL_SCHEMAS, NUMBER, AnyOf, MapOf, Optional,
                                      check)
+from support.fixed_measurement import FIXED_MEASUREMENT
 from test_ecm_golden import needs_gcc12      # the in-core numbers are gcc 12's
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,13 +60,7 @@ def test_schema_numbers_are_the_derived_ones(capsys):
 
 def test_benchmark_and_comparison_match_the_schema(capsys, monkeypatch):
     """-p Benchmark with a fixed measurement (no timing on a test machine): 50 cy/CL."""
-    measured = bm.BenchmarkResult(
-        backend="timing", backend_reason="", clock_hz=2.5e9, clock_source="calibrated",
-        machine_clock_hz=2.5e9, cores=1, cpus=(0,), compiler="gcc", flags=("-O3",),
-        repetitions=10, iterations_per_repetition=800, iterations_per_cacheline=8,
-        flops_per_iteration=0, seconds=2e-5, cycles=50_000.0, time_source="wall", runs=3,
-        volumes=(bm.LevelVolume("MEM", "loads", 2.1, 2.0),), notes=("fixed",))
-    monkeypatch.setattr(bm, "run_benchmark", lambda *a, **k: measured)
+    monkeypatch.setattr(bm, "run_benchmark", lambda *a, **k: FIXED_MEASUREMENT)
     document = cli_json(capsys, "-p", "ECM", "-p", "Benchmark", "-m", "CSX",
                         str(KERNELS / "copy.c"), "-D", "N", "800")
     assert check(document, DOCUMENT) == []

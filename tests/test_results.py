@@ -22,6 +22,7 @@ from kerncraft.models.roofline import (compute_roofline_asm, compute_roofline_fl
 from kerncraft.options import AnalysisOptions
 from kerncraft.report.text import format_result
 from support.ecm_golden_cases import COPY, TRIAD, copy_sat_cycles
+from support.fixed_measurement import FIXED_MEASUREMENT
 from test_ecm_golden import needs_gcc12      # the in-core numbers are gcc 12's
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
@@ -123,6 +124,12 @@ def test_entry_points_report_the_typed_result(csx, compute, entry):
     assert report.result == result
     assert report.text == format_result(result, verbose=1)
     assert report.data == result.to_dict()
+
+
+def test_benchmark_result_is_formatted_by_the_measurement_code():
+    text = format_result(FIXED_MEASUREMENT)
+    assert text.splitlines()[-1] == "measured performance: 50.00 cy/CL"
+    assert kerncraft.BenchmarkResult is type(FIXED_MEASUREMENT)
 
 
 def test_format_result_refuses_unknown_types():

@@ -15,7 +15,7 @@ from kerncraft.models.incore_prediction import predict_incore
 from kerncraft.models.registry import ModelReport
 from kerncraft.models.results import ECMResult, InCoreResult, ScalingRow
 from kerncraft.models.transfers import link_times, predict_traffic
-from kerncraft.options import as_options
+from kerncraft.options import AnalysisOptions, as_options
 from kerncraft.report.text import format_ecm, format_ecm_cpu
 
 
@@ -28,7 +28,15 @@ def incore_for(kernel, machine, options):
 
 
 def compute_ecm_cpu(kernel, machine, options=None) -> InCoreResult:
-    """The ECMCPU result of a bound kernel: T_OL and T_nOL per cache line of work."""
+    """The ECMCPU result of a bound kernel: T_OL and T_nOL per cache line of work.
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> result = compute_ecm_cpu(copy, csx, AnalysisOptions(unit="cy/It"))
+    >>> result.t_ol, result.t_ol_in_unit          # 2 cy/CL = 2 / 8 cy/It
+    (2.0, 0.25)
+    """
     options = as_options(options)
     incore = incore_for(kernel, machine, options)
     unit = options.unit or "cy/CL"
@@ -38,7 +46,14 @@ def compute_ecm_cpu(kernel, machine, options=None) -> InCoreResult:
 
 
 def ecm_cpu_model(kernel, machine, args) -> ModelReport:
-    """``-p ECMCPU`` as a report (``args``: AnalysisOptions or a namespace)."""
+    """``-p ECMCPU`` as a report (``args``: AnalysisOptions or a namespace).
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> ecm_cpu_model(copy, csx, AnalysisOptions()).text.splitlines()[0]
+    'ECMCPU: T_OL = 2.00 cy/CL, T_nOL = 1.00 cy/CL'
+    """
     options = as_options(args)
     result = compute_ecm_cpu(kernel, machine, options)
     return ModelReport("ECMCPU", format_ecm_cpu(result, options.verbose), result.to_dict(),
@@ -105,7 +120,15 @@ def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], 
 
 
 def compute_ecm(kernel, machine, options=None) -> ECMResult:
-    """The ECM result of a bound kernel (see the module doc)."""
+    """The ECM result of a bound kernel (see the module doc).
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> result = compute_ecm(copy, csx)
+    >>> round(result.t_mem, 2), result.saturation_cores, round(result.row(4).cycles_per_cl, 2)
+    (20.76, 3, 8.76)
+    """
     options = as_options(options)
     predictor, cores = options.cache_predictor, options.cores
     unit = options.unit or "cy/CL"
@@ -131,7 +154,17 @@ def compute_ecm(kernel, machine, options=None) -> ECMResult:
 
 
 def ecm_model(kernel, machine, args) -> ModelReport:
-    """``-p ECM`` as a report (``args``: AnalysisOptions or a namespace)."""
+    """``-p ECM`` as a report (``args``: AnalysisOptions or a namespace).
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> report = ecm_model(copy, csx, AnalysisOptions())
+    >>> report.text.splitlines()[2]
+    '{ 2.00 \u230b 4.00 \u230b 12.00 \u230b 20.76 } cy/CL   {T_L1 \u230b T_L2 \u230b T_L3 \u230b T_MEM}'
+    >>> report.data == report.result.to_dict()
+    True
+    """
     options = as_options(args)
     result = compute_ecm(kernel, machine, options)
     return ModelReport("ECM", format_ecm(result, options.verbose), result.to_dict(), result)

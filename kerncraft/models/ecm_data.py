@@ -23,7 +23,14 @@ def convert_cycles(kernel, machine, traffic: TrafficResult, cycles: float, unit:
 
 
 def compute_ecm_data(kernel, machine, options=None) -> ECMDataResult:
-    """Data transfer times per link for a bound kernel."""
+    """Data transfer times per link for a bound kernel.
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> [round(v, 2) for v in compute_ecm_data(copy, csx).values]
+    [3.0, 8.0, 8.76]
+    """
     options = as_options(options)
     predictor, cores = options.cache_predictor, options.cores
     unit = options.unit or "cy/CL"
@@ -38,7 +45,14 @@ def compute_ecm_data(kernel, machine, options=None) -> ECMDataResult:
 
 
 def ecm_data_model(kernel, machine, args) -> ModelReport:
-    """``-p ECMData`` as a report (``args``: AnalysisOptions or a namespace)."""
+    """``-p ECMData`` as a report (``args``: AnalysisOptions or a namespace).
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> ecm_data_model(copy, csx, None).text.splitlines()[6]
+    '{ 3.00 | 8.00 | 8.76 } cy/CL   (T_L1L2 | T_L2L3 | T_L3MEM)'
+    """
     options = as_options(args)
     result = compute_ecm_data(kernel, machine, options)
     return ModelReport("ECMData", format_ecm_data(result, options.verbose), result.to_dict(),

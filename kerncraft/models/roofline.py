@@ -79,7 +79,15 @@ def _unit_for(kernel, options) -> str:
 
 
 def compute_roofline_flop(kernel, machine, options=None) -> RooflineResult:
-    """Roofline with the arithmetic peak as compute ceiling (see the module doc)."""
+    """Roofline with the arithmetic peak as compute ceiling (see the module doc).
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> result = compute_roofline_flop(copy, csx)
+    >>> result.bottleneck, result.unit, result.compute_performance    # copy has no FLOPs
+    ('MEM', 'It/s', None)
+    """
     options = as_options(options)
     predictor, cores = options.cache_predictor, options.cores
     unit = _unit_for(kernel, options)
@@ -108,6 +116,13 @@ def compute_roofline_asm(kernel, machine, options=None) -> RooflineResult:
 
     The in-core time already contains the L1 accesses (load/store ports), so L1
     is not a separate bandwidth bottleneck here; L2, L3 and memory are.
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> result = compute_roofline_asm(copy, csx)
+    >>> [lvl.level for lvl in result.levels], result.compute_cycles_per_cl
+    (['L2', 'L3', 'MEM'], 2.0)
     """
     from kerncraft.models.ecm import incore_for
 
@@ -129,7 +144,14 @@ def compute_roofline_asm(kernel, machine, options=None) -> RooflineResult:
 
 
 def roofline_flop_model(kernel, machine, args) -> ModelReport:
-    """``-p RooflineFLOP`` as a report (``args``: AnalysisOptions or a namespace)."""
+    """``-p RooflineFLOP`` as a report (``args``: AnalysisOptions or a namespace).
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> roofline_flop_model(copy, csx, None).text.splitlines()[-5]
+    'Performance: 910 MIt/s'
+    """
     options = as_options(args)
     result = compute_roofline_flop(kernel, machine, options)
     return ModelReport("RooflineFLOP", format_roofline(result, options.verbose),
@@ -137,7 +159,14 @@ def roofline_flop_model(kernel, machine, args) -> ModelReport:
 
 
 def roofline_asm_model(kernel, machine, args) -> ModelReport:
-    """``-p RooflineASM`` as a report (``args``: AnalysisOptions or a namespace)."""
+    """``-p RooflineASM`` as a report (``args``: AnalysisOptions or a namespace).
+
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> csx = kerncraft.load_machine("CSX")
+    >>> roofline_asm_model(copy, csx, None).text.splitlines()[-1]
+    'Performance: 910 MIt/s'
+    """
     options = as_options(args)
     result = compute_roofline_asm(kernel, machine, options)
     return ModelReport("RooflineASM", format_roofline(result, options.verbose),

@@ -58,7 +58,13 @@ def format_result(result: Any, verbose: int = 0) -> str:
 # ---------------------------------------------------------------- ECM notation
 
 def ecm_notation(ecm: "ECMPrediction") -> str:
-    """``{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL``."""
+    """``{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL``.
+
+    >>> from kerncraft.models.ecm_compose import ECMContribution, compose_ecm
+    >>> ecm = compose_ecm(2.0, 1.0, [ECMContribution("T_L1L2", 3.0, False)], ["L1", "L2"])
+    >>> ecm_notation(ecm), ecm_prediction_notation(ecm)
+    ('{ 2.00 || 1.00 | 3.00 } cy/CL', '{ 2.00 \u230b 4.00 } cy/CL')
+    """
     parts = " | ".join(f"{c.cycles:.2f}" for c in ecm.contributions)
     return f"{{ {ecm.t_ol:.2f} || {ecm.t_nol:.2f} | {parts} }} cy/CL"
 
@@ -71,7 +77,13 @@ def ecm_prediction_notation(ecm: "ECMPrediction") -> str:
 # ---------------------------------------------------------------- in-core lines
 
 def incore_lines(incore, verbose: int = 0) -> list[str]:
-    """The in-core lines of the ECM / ECMCPU report (an ``InCorePrediction``)."""
+    """The in-core lines of the ECM / ECMCPU report (an ``InCorePrediction``).
+
+    >>> import kerncraft
+    >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECM", defines={"N": 10**7})
+    >>> print(incore_lines(result.incore)[2])
+      T_OL set by port throughput; T_nOL = busiest of ports 2D, 3D
+    """
     if incore.incore_model != "kerncraft":      # llvm-mca / OSACA: their own quantities
         return backend_incore_lines(incore, verbose)
     a = incore.analysis
@@ -126,7 +138,13 @@ def backend_incore_lines(incore, verbose: int = 0) -> list[str]:
 # ---------------------------------------------------------------- ECMCPU, ECM
 
 def format_ecm_cpu(result: "InCoreResult", verbose: int = 0) -> str:
-    """The ``-p ECMCPU`` report."""
+    """The ``-p ECMCPU`` report.
+
+    >>> import kerncraft
+    >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECMCPU", defines={"N": 10**7})
+    >>> print(format_ecm_cpu(result).splitlines()[0])
+    ECMCPU: T_OL = 2.00 cy/CL, T_nOL = 1.00 cy/CL
+    """
     lines = [f"ECMCPU: T_OL = {result.t_ol:.2f} cy/CL, T_nOL = {result.t_nol:.2f} cy/CL"]
     if result.unit != "cy/CL":
         lines.append("  = " + ", ".join(
@@ -137,7 +155,13 @@ def format_ecm_cpu(result: "InCoreResult", verbose: int = 0) -> str:
 
 
 def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
-    """The ``-p ECM`` report: notation, saturation, in-core lines, scaling table."""
+    """The ``-p ECM`` report: notation, saturation, in-core lines, scaling table.
+
+    >>> import kerncraft
+    >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECM", defines={"N": 10**7})
+    >>> print(format_ecm(result).splitlines()[1])
+    { 2.00 || 1.00 | 3.00 | 8.00 | 8.76 } cy/CL   {T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM}
+    """
     ecm, unit, links = result.ecm, result.unit, result.links
     lines = [f"ECM ({result.incore.arch}, {PREDICTOR_NAMES[result.predictor]})",
              ecm_notation(ecm) + "   {T_OL || T_nOL | "
@@ -183,7 +207,13 @@ def _scaling_table(result: "ECMResult") -> str:
 # ---------------------------------------------------------------- ECMData
 
 def format_ecm_data(result: "ECMDataResult", verbose: int = 0) -> str:
-    """The ``-p ECMData`` report: one row per link and the link times in ``unit``."""
+    """The ``-p ECMData`` report: one row per link and the link times in ``unit``.
+
+    >>> import kerncraft
+    >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECMData", defines={"N": 10**7})
+    >>> print(format_ecm_data(result).splitlines()[5])
+      L3-MEM       2.00    1.00    192.0     21.92 B/cy half-duplex     8.76
+    """
     unit, links = result.unit, result.links
     lines = [f"ECMData ({PREDICTOR_NAMES[result.predictor]}, {result.cores} core(s), "
              f"{result.iterations_per_cacheline:g} iterations per cache line of work)"]
@@ -221,7 +251,13 @@ def _level_table(result: "RooflineResult") -> list[str]:
 
 
 def format_roofline(result: "RooflineResult", verbose: int = 0) -> str:
-    """The ``-p RooflineFLOP`` or ``-p RooflineASM`` report."""
+    """The ``-p RooflineFLOP`` or ``-p RooflineASM`` report.
+
+    >>> import kerncraft
+    >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="RooflineASM", defines={"N": 10**7})
+    >>> format_roofline(result).splitlines()[-2:]
+    ['Bottleneck: MEM', 'Performance: 910 MIt/s']
+    """
     unit, compute = result.unit, result.compute_cycles_per_cl
     if result.model == "RooflineASM":
         lines = [f"RooflineASM ({result.cores} core(s), in-core model {result.incore.arch})",
@@ -251,7 +287,13 @@ def _short(text: str, width: int) -> str:
 
 
 def format_lc(result: "LCResult", verbose: int = 0) -> str:
-    """The ``-p LC`` report: conditions per level, traffic, notes."""
+    """The ``-p LC`` report: conditions per level, traffic, notes.
+
+    >>> import kerncraft
+    >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="LC", defines={"N": 10**7})
+    >>> print(format_lc(result).splitlines()[4])
+    -> 0  -                                         0 B  yes    2.00   1.00   1.00
+    """
     analysis, point = result.analysis, result.point
     u = analysis.unit_of_work
     at = " ".join(f"{k}={v}" for k, v in sorted(point.bindings.items())) or "(no constants)"
