@@ -12,11 +12,11 @@ import sys
 from typing import Sequence
 
 from kerncraft import __version__
-from kerncraft.api import MODEL_ALIASES, MODELS, canonical_model, read_kernel_file
+from kerncraft.api import MODELS, canonical_model, read_kernel_file
 from kerncraft.errors import KerncraftError
-from kerncraft.options import UNITS, AnalysisOptions, canonical_incore_model
+from kerncraft.options import UNITS, AnalysisOptions
 
-# Canonical model names (the aliases Kerncraft accepts are in MODEL_ALIASES).
+# Canonical model names (the aliases Kerncraft accepts: kerncraft.api.MODEL_ALIASES).
 PERFORMANCE_MODELS = tuple(MODELS)
 
 
@@ -118,10 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def options_from_args(args: argparse.Namespace) -> AnalysisOptions:
-    """The one place where parsed command-line options become model options."""
+    """The one place where parsed command-line options become model options
+    (validated there: an unknown or discontinued in-core model is an error)."""
     return AnalysisOptions(
         cache_predictor=args.cache_predictor, cores=args.cores, unit=args.unit,
-        verbose=args.verbose, incore_model=canonical_incore_model(args.incore_model),
+        verbose=args.verbose, incore_model=args.incore_model,
         compiler=args.compiler, compiler_flags=args.compiler_flags, asm_block=args.asm_block,
         pointer_increment=args.pointer_increment, ignore_unknown=args.ignore_unknown)
 

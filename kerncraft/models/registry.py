@@ -2,8 +2,10 @@
 
 A model is a callable ``model(kernel, machine, options) -> ModelReport`` taking a
 *bound* kernel and :class:`~kerncraft.options.AnalysisOptions` (or an object
-with the same attributes, converted by :func:`~kerncraft.options.as_options`). Models that a later development stage provides are listed in
-``PLANNED`` with the stage that builds them, so the CLI can say so in one line.
+with the same attributes, converted by :func:`~kerncraft.options.as_options`).
+The typed results without the text come from :func:`kerncraft.analyze`. Models
+that a later development stage provides are listed in ``PLANNED`` with the
+stage that builds them, so the CLI can say so in one line.
 """
 from __future__ import annotations
 
@@ -61,16 +63,16 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     ``json_target``: a file name or ``-`` (stdout); when None, the ``json``
     attribute of ``options`` if it has one (older callers pass the namespace).
     """
+    from kerncraft.kernel.defines import resolve_bindings
+    from kerncraft.kernel.summary import format_kernel_summary
+    from kerncraft.models.compare import compare_reports, format_comparison
     from kerncraft.options import as_options
+    from kerncraft.report.json import cli_document, point_document, write_json
 
     out = out if out is not None else sys.stdout
     if json_target is None:
         json_target = getattr(options, "json", None)
     options = as_options(options)
-    from kerncraft.kernel.defines import resolve_bindings
-    from kerncraft.kernel.summary import format_kernel_summary
-    from kerncraft.models.compare import compare_reports, format_comparison
-    from kerncraft.report.json import cli_document, point_document, write_json
 
     missing = [m for m in models if m not in IMPLEMENTED]
     implemented = {m: load_model(m) for m in models if m in IMPLEMENTED}
