@@ -369,3 +369,30 @@ def test_point_failures_skip_and_a_host_failure_stops(capsys):
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == "kerncraft-validate: error: this CPU lacks avx512f"
     assert sum("skipped" in line for line in err) == 2
+
+
+def test_rounds_keep_the_fastest_and_name_an_unsteady_host(capsys):
+    """Two rounds over copy L1 and MEM on CSX, the second slower for L1 (2.0 then 2.5 cy/CL:
+    25 % apart, listed as unsteady) and the same for MEM (4.0, 4.0): the fastest counts."""
+    values = iter([2.0, 4.0, 2.5, 4.0])
+
+    def measure(bound, machine, options):
+        return Measurement(next(values), "fake")
+
+    code = validate_cli.main(["-m", "CSX", "copy", "--levels", "L1,MEM", "--rounds", "2",
+                              "--json", "-"], measure=measure)
+    out, err = capsys.readouterr()
+    assert code == 0
+    points = json.loads(out)["points"]
+    assert [p["measured_cy_per_cl"] for p in points] == [2.0, 4.0]
+    assert [p["measurement"]["rounds"] for p in points] == [[2.0, 2.5], [4.0, 4.0]]
+    assert "rounds differ by 25%" in points[0]["measurement"]["notes"][0]
+    assert points[1]["measurement"]["notes"] == []
+    assert "unsteady host: the rounds of 1 point(s) differ by more than 10 %" in err
+    assert "copy L1 (2.00 / 2.50)" in err
+    assert "[1/2] copy L1 N=1024 measuring (round 2/2)" in err
+
+
+def test_best_of_rounds_single_measurement_is_unchanged():
+    one = Measurement(3.0, "fake", notes=("x",))
+    assert validate.best_of_rounds([one]) == one

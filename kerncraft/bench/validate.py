@@ -22,7 +22,8 @@ conditions serve the data from), ``size_matched`` (``model_level == level``),
 ``roofline_error`` (errors as fractions, 0.1 = +10 %), ``notes`` (list, non-empty
 exactly when ``|ecm_error| > 0.3``), ``ecm`` (``T_OL``, ``T_nOL``,
 ``contributions``, ``predictions``, ``T_OL_source``), ``measurement``
-(``backend``, ``clock_hz``, ``seconds``, ``notes``).
+(``backend``, ``clock_hz``, ``seconds``, ``notes``, ``rounds``: cy/CL of every round with ``--rounds`` > 1, the
+fastest of which is ``measured_cy_per_cl``).
 
 ``skipped``: ``kernel``, ``level`` (null: the whole kernel), ``reason``.
 
@@ -47,6 +48,7 @@ from kerncraft.models.compare import predicted_cycles, relative_error
 __all__ = ["DEFAULT_KERNELS", "QUICK_KERNELS", "KERNEL_DIR", "RunOptions", "Measurement",
            "Prediction", "ValidationPoint", "LevelSummary", "ModelSummary", "Skipped",
            "ValidationResult", "resolve_kernel", "benchmark_measure", "predict", "make_point",
+           "best_of_rounds",
            "summarize", "run_validation", "host_model_name", "LEVELS"]
 
 DEFAULT_KERNELS = ("copy", "add", "update", "daxpy", "triad", "striad", "sum_reduction",
@@ -65,6 +67,7 @@ class RunOptions:
     min_time: float = 0.2
     repeats: int = 3
     roofline: str = "RooflineASM"       # or 'RooflineFLOP'
+    rounds: int = 1                     # passes over all points; the fastest pass counts
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,31 @@ class Measurement:
     clock_hz: float | None = None
     seconds: float | None = None
     notes: tuple[str, ...] = ()
+    rounds: tuple[float, ...] = ()      # cy/CL of every round (with --rounds > 1)
+
+
+#: Rounds of one point further apart than this are reported as unsteady.
+ROUND_SPREAD = 0.10
+
+
+def best_of_rounds(measurements: Sequence[Measurement]) -> Measurement:
+    """The fastest of the rounds of one point, with every round's cy/CL kept.
+
+    Rounds are minutes apart, so a host whose speed drifts (a VM with busy neighbours:
+    memory bandwidth 34-49 GB/s within a minute on the development VM) slows some of
+    them; interference only ever slows a run down, so the fastest round is the best
+    estimate of the machine, and the spread says how steady the host was.
+    """
+    best = min(measurements, key=lambda m: m.cycles_per_cl)
+    values = tuple(m.cycles_per_cl for m in measurements)
+    notes = list(best.notes)
+    spread = max(values) / min(values) - 1 if min(values) > 0 else 0.0
+    if len(values) > 1 and spread > ROUND_SPREAD:
+        notes.append(f"the {len(values)} rounds differ by {spread:.0%} "
+                     f"({', '.join(f'{v:.2f}' for v in values)} cy/CL): an unsteady host; "
+                     "the fastest counts")
+    return Measurement(best.cycles_per_cl, best.backend, best.clock_hz, best.seconds,
+                       tuple(notes), values if len(values) > 1 else ())
 
 
 #: measure(bound kernel, machine, options) -> Measurement; tests inject a fake.
@@ -125,7 +153,8 @@ class ValidationPoint:
                         "predictions": data.get("predictions"),
                         "T_OL_source": data.get("incore", {}).get("T_OL_source")},
                 "measurement": {"backend": m.backend, "clock_hz": m.clock_hz,
-                                "seconds": m.seconds, "notes": list(m.notes)}}
+                                "seconds": m.seconds, "notes": list(m.notes),
+                                "rounds": list(m.rounds)}}
 
 
 @dataclass(frozen=True)
@@ -207,12 +236,9 @@ def benchmark_measure(bound, machine, options: RunOptions) -> Measurement:
 
 
 def _model_args(cores: int):
-    # the namespace the CLI hands the models (as in tests/test_ecm_golden.py)
-    import argparse
-    return argparse.Namespace(cores=cores, unit=None, verbose=0, cache_predictor="LC",
-                              compiler=None, compiler_flags=None, incore_model="kerncraft",
-                              asm_block="auto", pointer_increment="auto", ignore_unknown=False,
-                              json=None)
+    """The models' settings: the command line's defaults, layer conditions, ``cores``."""
+    from kerncraft.options import AnalysisOptions
+    return AnalysisOptions(cores=cores, cache_predictor="LC", incore_model="kerncraft")
 
 
 def predict(bound, machine, options: RunOptions) -> Prediction:
@@ -277,13 +303,33 @@ def _label(size: SizeChoice) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(size.defines.items()))
 
 
-def _run_point(label: str, kernel, level: str, machine, options: RunOptions,
-               measure: MeasureFunction, progress: TextIO, position: str) -> ValidationPoint:
+@dataclass(frozen=True)
+class _Planned:
+    """A point chosen and predicted once, measured in every round."""
+
+    label: str
+    size: SizeChoice
+    bound: Any
+    prediction: Prediction
+
+
+def _plan_point(label: str, kernel, level: str, machine, options: RunOptions) -> _Planned:
     size = choose_size(kernel, machine, level, cores=options.cores)
     bound = kernel.bind(size.defines)
-    prediction = predict(bound, machine, options)
-    print(f"{position} {label} {level} {_label(size)} measuring", file=progress, flush=True)
-    return make_point(label, size, bound, machine, prediction, measure(bound, machine, options))
+    return _Planned(label, size, bound, predict(bound, machine, options))
+
+
+def _measure(plan: _Planned, machine, options: RunOptions, measure: MeasureFunction,
+             progress: TextIO, position: str, round_number: int = 1) -> Measurement:
+    which = f" (round {round_number}/{options.rounds})" if options.rounds > 1 else ""
+    print(f"{position} {plan.label} {plan.size.level} {_label(plan.size)} measuring{which}",
+          file=progress, flush=True)
+    return measure(plan.bound, machine, options)
+
+
+def _point(plan: _Planned, machine, measurements: Sequence[Measurement]) -> ValidationPoint:
+    return make_point(plan.label, plan.size, plan.bound, machine, plan.prediction,
+                      best_of_rounds(measurements))
 
 
 def run_validation(kernels: Sequence[tuple[str, Any]], machine, levels: Sequence[str] = LEVELS,
@@ -302,23 +348,32 @@ def run_validation(kernels: Sequence[tuple[str, Any]], machine, levels: Sequence
     """
     progress = progress if progress is not None else sys.stderr
     started = time.monotonic()
-    points: list[ValidationPoint] = []
+    planned: list[tuple[_Planned, list[Measurement]]] = []
     skipped: list[Skipped] = []
     total = len(kernels) * len(levels)
+    last = options.rounds == 1
     for number, (label, kernel, level) in enumerate(
             ((lab, k, lvl) for lab, k in kernels for lvl in levels), 1):
         position = f"[{number}/{total}]"
         try:
-            point = _run_point(label, kernel, level, machine, options, measure, progress,
-                               position)
+            plan = _plan_point(label, kernel, level, machine, options)
+            measurements = [_measure(plan, machine, options, measure, progress, position)]
         except KerncraftError as exc:
-            if not points and any(s.reason == str(exc) and s.kernel != label for s in skipped):
+            if not planned and any(s.reason == str(exc) and s.kernel != label for s in skipped):
                 raise
             print(f"{position} {label} {level} skipped: {exc}", file=progress, flush=True)
             skipped.append(Skipped(label, level, str(exc)))
             continue
-        points.append(point)
-        if on_point:
+        planned.append((plan, measurements))
+        if last and on_point:
+            on_point(_point(plan, machine, measurements))
+    for round_number in range(2, options.rounds + 1):
+        for number, (plan, measurements) in enumerate(planned, 1):
+            measurements.append(_measure(plan, machine, options, measure, progress,
+                                         f"[{number}/{len(planned)}]", round_number))
+    points = [_point(plan, machine, measurements) for plan, measurements in planned]
+    if not last and on_point:
+        for point in points:
             on_point(point)
     summaries = (summarize(points, "ECM"), summarize(points, "Roofline"))
     return ValidationResult(tuple(points), tuple(skipped), summaries, level_targets(machine),

@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "host for the numbers to mean anything.",
         epilog=f"Default kernels: {' '.join(DEFAULT_KERNELS)}. --quick: "
                f"{' '.join(QUICK_KERNELS)}, --min-time {QUICK_MIN_TIME}, --repeats "
-               f"{QUICK_REPEATS}.")
+               f"{QUICK_REPEATS}, --rounds 1.")
     parser.add_argument("-m", "--machine", required=True, metavar="MACHINE",
                         help="machine file (path, or bundled name such as CSX)")
     parser.add_argument("kernels", nargs="*", metavar="KERNEL",
@@ -73,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds per measured run (default 0.2)")
     parser.add_argument("--repeats", type=_positive(int), default=None, metavar="N",
                         help="runs per point, the fastest counts (default 3)")
+    parser.add_argument("--rounds", type=_positive(int), default=None, metavar="R",
+                        help="passes over all points; each point counts its fastest pass "
+                             "and rounds more than 10 %% apart are listed (default 2, "
+                             "--quick 1): a host whose speed drifts over minutes, such as a "
+                             "VM with busy neighbours, then still gives its real speed")
     parser.add_argument("-c", "--cores", type=_positive(int), default=1, metavar="N",
                         help="cores to run and predict on (default 1; sizes stay those of "
                              "one core, so each core holds 1/N of the working set)")
@@ -181,7 +186,8 @@ def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int
     options = validate.RunOptions(
         cores=opts.cores, roofline=f"Roofline{opts.roofline}",
         min_time=opts.min_time or (QUICK_MIN_TIME if opts.quick else 0.2),
-        repeats=opts.repeats or (QUICK_REPEATS if opts.quick else 3))
+        repeats=opts.repeats or (QUICK_REPEATS if opts.quick else 3),
+        rounds=opts.rounds or (1 if opts.quick else 2))
     print(HEADER, file=out, flush=True)
     noted: list = []
 
@@ -209,6 +215,13 @@ def _print_trailer(result, noted: Sequence, out: TextIO) -> None:
     for number, point in enumerate(noted, 1):
         print(f"[{number}] {point.kernel} {point.level}, ECM {_percent(point.ecm_error)}: "
               + "; ".join(point.notes), file=out)
+    unsteady = [p for p in result.points if any("rounds differ" in n
+                                                 for n in p.measurement.notes)]
+    if unsteady:
+        print(f"unsteady host: the rounds of {len(unsteady)} point(s) differ by more than "
+              f"10 % (fastest used): " + ", ".join(
+                  f"{p.kernel} {p.level} ({' / '.join(f'{v:.2f}' for v in p.measurement.rounds)})"
+                  for p in unsteady), file=out)
     for skip in result.skipped:
         print(f"skipped: {skip.kernel} {skip.level or ''}: {skip.reason}", file=out)
     options = result.options
