@@ -5,7 +5,7 @@ per assembly iteration for bundled kernels with data in L1.
 For every (kernel, flags) case:
 
 1. **Prediction** -- ``kerncraft.models.incore_prediction.predict_incore`` on
-   ``machine-files/HOST.yml`` (in-core model ``kerncraft: ICX``) with the same
+   ``machine-files/ICX-VM.yml`` (in-core model ``kerncraft: ICX``) with the same
    compiler flags: the pipeline compiles the generated C, selects the loop block
    (iterations per assembly iteration) and analyses it. Prediction =
    max(TP, LCD, front end) cycles per assembly iteration.
@@ -340,7 +340,7 @@ def write_report(rows, clocks, args, elapsed, loops) -> str:
              "was written for this table.", "",
              "* Host: Intel Xeon (Ice Lake-SP, Sunny Cove core, CPUID family 6 model 106), "
              "KVM guest, 2 vCPUs shared with other jobs, no hardware counters.",
-             "* Prediction: `predict_incore` on `machine-files/HOST.yml` (in-core model "
+             "* Prediction: `predict_incore` on `machine-files/ICX-VM.yml` (in-core model "
              "`kerncraft: ICX`, `kerncraft/incore/databases/ICX.yml`), gcc " + _gcc_version()
              + ", the flags in the table plus `-fno-tree-loop-distribute-patterns` (keeps the "
              "copy loop a loop); prediction = max(TP, LCD, FE) in cycles per assembly "
@@ -446,7 +446,7 @@ def main(argv=None) -> int:
         realtime = False
         args.no_realtime = True
     start = time.time()
-    machine = kerncraft.load_machine(str(ROOT / "machine-files" / "HOST.yml"))
+    machine = kerncraft.load_machine(str(ROOT / "machine-files" / "ICX-VM.yml"))
     db = load_database("ICX")
     cal = calibrate_clock(duration=0.1, repetitions=3, cpu=cpu)
     clocks = {"scalar": cal.core_hz, "tsc": cal.tsc_hz or math.nan}

@@ -47,7 +47,7 @@ def kernel(name: str, **values):
 
 @pytest.fixture(scope="module")
 def host():
-    return load_machine("HOST")
+    return load_machine("ICX-VM")
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +178,7 @@ def test_cli_benchmark_writes_nothing_beside_kernel_and_cleans_up(tmp_path, monk
     monkeypatch.setenv("KERNCRAFT_BENCH_REPEATS", "2")
     monkeypatch.chdir(work)
     target = tmp_path / "out.json"
-    code = main(["-p", "ECM", "-p", "Benchmark", "-m", "HOST", str(source), "-D", "N", "1000",
+    code = main(["-p", "ECM", "-p", "Benchmark", "-m", "ICX-VM", str(source), "-D", "N", "1000",
                  "--json", str(target)])
     out = capsys.readouterr().out
     assert code == 0
@@ -221,7 +221,7 @@ def test_two_cores_run_with_openmp_and_clock_note(host):
 
 def test_bad_measurement_setting_is_a_clear_error(monkeypatch, capsys):
     monkeypatch.setenv("KERNCRAFT_BENCH_REPEATS", "zero")
-    code = main(["-p", "Benchmark", "-m", "HOST", str(KERNELS / "copy.c"), "-D", "N", "100"])
+    code = main(["-p", "Benchmark", "-m", "ICX-VM", str(KERNELS / "copy.c"), "-D", "N", "100"])
     assert code == 2
     assert "KERNCRAFT_BENCH_REPEATS must be a positive number" in capsys.readouterr().err
 
@@ -276,7 +276,7 @@ def test_run_models_reports_measurement_progress_on_stderr(monkeypatch, capsys):
              "Benchmark": lambda k, m, a: ModelReport("Benchmark", "Benchmark stub",
                                                       {"cycles_per_cl": 10.0})}
     monkeypatch.setattr(registry, "load_model", lambda name: stubs[name])
-    machine = load_machine("HOST")
+    machine = load_machine("ICX-VM")
     unbound = parse_kernel((KERNELS / "copy.c").read_text(), filename="copy.c")
     out = io.StringIO()
     registry.run_models(["Benchmark"], unbound, machine, [{"N": 10}, {"N": 20}], _args(), out)
@@ -296,7 +296,7 @@ def test_run_models_prints_and_stores_the_comparison(monkeypatch, tmp_path):
     monkeypatch.setattr(registry, "load_model", lambda name: stubs[name])
     out = io.StringIO()
     target = tmp_path / "r.json"
-    machine = load_machine("HOST")
+    machine = load_machine("ICX-VM")
     unbound = parse_kernel((KERNELS / "copy.c").read_text(), filename="copy.c")
     code = registry.run_models(["Benchmark", "ECM"], unbound, machine, [{"N": 10}],
                                _args(json=str(target)), out)
@@ -398,7 +398,7 @@ def test_likwid_measurement_from_recorded_output():
 def test_likwid_backend_in_run_benchmark(host, clock, monkeypatch, tmp_path):
     """The whole likwid branch with a machine file that has counter metrics and a fake
     likwid-perfctr producing output in the recorded layout for the requested events."""
-    text = (REPO / "machine-files" / "HOST.yml").read_text()
+    text = (REPO / "machine-files" / "ICX-VM.yml").read_text()
     block = "\n".join(f"      {m}: {e}" for m, e in METRICS["L2"].items())
     text = text.replace("  - level: L2\n", "  - level: L2\n    performance counter metrics:\n"
                         + block + "\n", 1)

@@ -72,7 +72,7 @@ def test_assembler_errors_are_tool_errors():
 
 @needs_tools
 def test_pipeline_note_only_where_the_database_knows_the_block(cache_dir):
-    """HOST (ICX database, code_block_bytes 64) with a small -O2 loop: the note; CSX
+    """ICX-VM (ICX database, code_block_bytes 64) with a small -O2 loop: the note; CSX
     (no code_block_bytes): none. The layout survives the persistent result cache."""
     from kerncraft.incore import result_cache as rc
     from kerncraft.models import incore_prediction as ip
@@ -80,7 +80,7 @@ def test_pipeline_note_only_where_the_database_knows_the_block(cache_dir):
     kernel = kerncraft.parse_kernel((ROOT / "kernels" / "copy.c").read_text(),
                                     "copy.c").bind({"N": 1000})
     flags = "-O2 -march=cascadelake -ffreestanding"
-    host = kerncraft.load_machine("HOST")
+    host = kerncraft.load_machine("ICX-VM")
     cold = ip.predict_incore(kernel, host, flags=flags, iterations_per_cacheline=8)
     layout = cold.analysis.loop_layout
     assert layout is not None and layout.block_bytes == 64 and layout.alignment == 16

@@ -213,7 +213,7 @@ def test_host_machine_file_uses_icx():
     from kerncraft.machine.loader import load_machine
     from kerncraft.models.incore_prediction import non_overlapping_ports, resolve_database
 
-    machine = load_machine(str(ROOT / "machine-files" / "HOST.yml"))
+    machine = load_machine(str(ROOT / "machine-files" / "ICX-VM.yml"))
     assert resolve_database(machine) == "ICX"
     db = load_database("ICX")
     assert non_overlapping_ports(machine, db.ports) == ("2D", "3D")

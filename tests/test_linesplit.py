@@ -184,12 +184,12 @@ def test_malformed_table_is_a_located_error(tmp_path):
 
 @needs_gcc
 def test_prediction_adds_split_cycles_and_survives_the_cache(cache_dir):
-    """HOST (ICX model, gcc -O3 -march=cascadelake -mprefer-vector-width=512 here so the
+    """ICX-VM (ICX model, gcc -O3 -march=cascadelake -mprefer-vector-width=512 here so the
     test does not depend on the CPU): 2d-5pt M=1000 with zmm vectors."""
     import kerncraft
     from kerncraft.models import incore_prediction as ip
 
-    machine = kerncraft.load_machine("HOST")
+    machine = kerncraft.load_machine("ICX-VM")
     kernel = bundled("2d-5pt", N=1000, M=1000)
     flags = "-O3 -march=cascadelake -mprefer-vector-width=512 -ffreestanding"
     cold = ip.predict_incore(kernel, machine, flags=flags, iterations_per_cacheline=8)

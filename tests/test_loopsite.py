@@ -68,7 +68,7 @@ def test_benchmark_notes_use_the_site_only_where_the_database_has_a_block(monkey
     monkeypatch.setattr(ls, "measured_loop_site", lambda program, kernel, block: site)
     kernel = kerncraft.parse_kernel("double a[N], b[N];\nfor (int i = 0; i < N; ++i)\n"
                                     "    a[i] = b[i];\n", "copy.c").bind({"N": 1024})
-    host, csx = kerncraft.load_machine("HOST"), kerncraft.load_machine("CSX")
+    host, csx = kerncraft.load_machine("ICX-VM"), kerncraft.load_machine("CSX")
     assert bm._code_block_notes(kernel, host, None, 8, 17.0) == [
         ls.loop_site_note(site, 8, 17.0, "ICX")]
     assert bm._code_block_notes(kernel, csx, None, 8, 17.0) == []   # CSX: no fetch block

@@ -196,7 +196,7 @@ def test_builtin_stream_kernel_runs():
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc for the in-core part")
 def test_icx_vm_machine_file_composes_memory_serially(tmp_path):
-    """machine-files/HOST.yml (the Ice Lake-SP VM of the first sessions) is an Intel file:
+    """machine-files/ICX-VM.yml (the Ice Lake-SP VM of the first sessions) is an Intel file:
     no level overlaps, so ECM for copy in memory is T_nOL + T_L1L2 + T_L2L3 + T_L3MEM
     (the sum), with T_L3MEM at the saturated copy bandwidth: the highest of the MEM copy
     measurements on the file's 2 cores (one NUMA domain)."""
@@ -204,10 +204,10 @@ def test_icx_vm_machine_file_composes_memory_serially(tmp_path):
 
     from kerncraft.cli import main
 
-    host = load_machine("HOST")
+    host = load_machine("ICX-VM")
     assert [lvl.transfers_overlap for lvl in host.memory_hierarchy] == [False] * 4
     target = tmp_path / "copy.json"
-    assert main(["-p", "ECM", "-m", "HOST", "kernels/copy.c", "-D", "N", "16777216",
+    assert main(["-p", "ECM", "-m", "ICX-VM", "kernels/copy.c", "-D", "N", "16777216",
                  "--json", str(target)]) == 0
     ecm = json.loads(target.read_text())["points"][0]["models"]["ECM"]
     t = ecm["contributions"]
