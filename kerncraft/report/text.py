@@ -180,7 +180,7 @@ def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
                      f"{result.saturated_memory_cycles:.2f} cy/CL)")
     lines += incore_lines(result.incore, verbose)
     memory_choice = links[-1].bandwidth_choice
-    if memory_choice is not None:
+    if memory_choice is not None and links[-1].cycles > 0:   # nothing to say without traffic
         lines.append(f"  {links[-1].name} at the saturated bandwidth of benchmark "
                      f"'{memory_choice.kernel}': {format_quantity(memory_choice.bandwidth, 'B/s')}"
                      f" measured on {memory_choice.cores} core(s)")
