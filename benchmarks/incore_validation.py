@@ -168,11 +168,11 @@ def split_fractions(kernel, simd: int) -> tuple[float, float]:
 def run_case(row: Row, machine, db, clock_hz: float, cpu: int, min_time: float,
              runs: int, realtime: bool) -> Row:
     import kerncraft
-    from kerncraft.asm_block import select_block
+    from kerncraft.build.asm_block import select_block
     from kerncraft.bench.program import benchmark_source, build_benchmark
     from kerncraft.cache.traffic import iterations_per_cacheline
-    from kerncraft.codegen import program_arguments
-    from kerncraft.compiler import compile_to_assembly
+    from kerncraft.build.codegen import program_arguments
+    from kerncraft.build.compiler import compile_to_assembly
     from kerncraft.incore.analysis import analyze
     from kerncraft.incore.x86.parser import parse_x86
     from kerncraft.models.incore_prediction import predict_incore

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from kerncraft import compiler as cc
-from kerncraft.compiler import (CompiledAssembly, clean_flags, compile_kernel, compile_to_assembly,
+from kerncraft.build import compiler as cc
+from kerncraft.build.compiler import (CompiledAssembly, clean_flags, compile_kernel, compile_to_assembly,
                                 select_compiler)
 from kerncraft.errors import ToolError
 

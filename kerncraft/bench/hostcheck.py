@@ -105,7 +105,7 @@ def _macro_features(path: str, flags: tuple[str, ...]) -> frozenset[str]:
 
 def required_features(compiler: str, flags: Sequence[str]) -> frozenset[str]:
     """cpuinfo flags the code of ``compiler flags`` may use (cached per compiler and flags)."""
-    from kerncraft.compiler import clean_flags
+    from kerncraft.build.compiler import clean_flags
 
     path = shutil.which(compiler)
     if path is None:

@@ -4,7 +4,7 @@ The in-core report can only say that a small loop *may* be fetch-bound
 (:mod:`kerncraft.incore.codeblocks`): where the linker puts it is unknown
 before linking. The benchmark executable is linked, so for a measurement the
 question has an answer. This module finds the benchmark's innermost loop (the
-block :func:`kerncraft.asm_block.select_block` picks in the benchmark's own
+block :func:`kerncraft.build.asm_block.select_block` picks in the benchmark's own
 assembly) in ``objdump -d`` output of the executable, by the backward branch
 that closes it and the sequence of mnemonics, and counts the code blocks it
 spans. :func:`loop_site_note` turns that into a note for the Benchmark report
@@ -76,8 +76,8 @@ def measured_loop_site(program, kernel, block_bytes: int) -> LoopSite | None:
     Raises :class:`ToolError` when objdump is missing or fails; None when the
     loop is not found (the benchmark's loop differs from what its assembly shows).
     """
-    from kerncraft.asm_block import select_block
-    from kerncraft.compiler import compile_to_assembly
+    from kerncraft.build.asm_block import select_block
+    from kerncraft.build.compiler import compile_to_assembly
     from kerncraft.incore.x86.parser import parse_x86
 
     objdump = shutil.which("objdump")

@@ -1,6 +1,6 @@
 """The benchmark program of ``-p Benchmark``: generated C, made measurable.
 
-:func:`kerncraft.codegen.generate_c` with ``for_benchmark=True`` already
+:func:`kerncraft.build.codegen.generate_c` with ``for_benchmark=True`` already
 wraps the loop nest into a repetition loop bracketed by
 ``kc_timer_start()`` / ``kc_timer_stop(repetitions)``. This module
 post-processes that text (codegen itself is not changed) and builds it:
@@ -38,7 +38,7 @@ likwid marker API
 Build
     Three translation units: the kernel (machine-file compiler and flags,
     ``-fopenmp`` for threads), the support functions of
-    :data:`kerncraft.codegen.SUPPORT_C` (opaque ``dummy`` and initialisation;
+    :data:`kerncraft.build.codegen.SUPPORT_C` (opaque ``dummy`` and initialisation;
     its own timers are renamed away with ``-D``), and :data:`TIMER_C`. The
     executable is cached under :func:`kerncraft.bench.timing.bench_cache_dir`
     by the sha256 of everything that goes into it; the compiler runs in a
@@ -231,7 +231,7 @@ def add_openmp(text: str, pragma: str) -> str:
 
 def benchmark_source(kernel, *, threads: int = 1, constants: str = "auto") -> str:
     """The kernel translation unit of the benchmark (warm-up; OpenMP for threads > 1)."""
-    from kerncraft.codegen import generate_c
+    from kerncraft.build.codegen import generate_c
 
     text = generate_c(kernel, for_benchmark=True, constants=constants)
     if threads > 1:
@@ -273,8 +273,8 @@ def build_benchmark(kernel, *, compiler: str, flags: Sequence[str], threads: int
     """Generate, compile and link the benchmark of a bound ``kernel`` (cached)."""
     from kerncraft.bench.timing import (_compiler_identity, _host_cpu_fingerprint,
                                         bench_cache_dir, find_c_compiler)
-    from kerncraft.codegen import SUPPORT_C
-    from kerncraft.compiler import clean_flags
+    from kerncraft.build.codegen import SUPPORT_C
+    from kerncraft.build.compiler import clean_flags
 
     source = benchmark_source(kernel, threads=threads, constants=constants)
     path = find_c_compiler(compiler)

@@ -13,7 +13,7 @@
   compiled with gcc for the architecture (``-O1 -O2 -O3 -Ofast`` with the
   ``-march`` of :data:`ARCH_TARGETS`, and again with each flag set of
   :data:`ARCH_EXTRA_FLAGS`) the way the ECM pipeline does it
-  (:func:`kerncraft.codegen.generate_c`), the loop blocks the pipeline would
+  (:func:`kerncraft.build.codegen.generate_c`), the loop blocks the pipeline would
   analyse are taken from the assembly, and every instruction the database does
   not know is listed with an example. Skipped (with the reason) when the
   compiler for that ISA is missing.
@@ -137,7 +137,7 @@ def _program_loops(asm: str, kernel: Any, isa: str) -> list[Any]:
         from kerncraft.incore.x86.parser import parse_x86 as parse
     lines = parse(asm)
     try:
-        from kerncraft.asm_block import select_block
+        from kerncraft.build.asm_block import select_block
         return list(select_block(lines, kernel).instructions)
     except Exception:  # noqa: BLE001 - no block fits: check all innermost loops
         from kerncraft.incore.markers import find_loops
@@ -153,8 +153,8 @@ def unknown_kernel_forms(model: Any, arch: str, kernels: Sequence[Path] | None =
                          ) -> tuple[dict[str, str], int, str]:
     """(unknown form -> example, compilations done, note) for the bundled kernels."""
     from kerncraft import parse_kernel
-    from kerncraft.codegen import generate_c
-    from kerncraft.compiler import compile_to_assembly
+    from kerncraft.build.codegen import generate_c
+    from kerncraft.build.compiler import compile_to_assembly
     target = ARCH_TARGETS.get(arch.upper())
     if target is None:
         return {}, 0, f"no compiler target known for {arch} (see dbtools.ARCH_TARGETS)"

@@ -11,20 +11,20 @@ so a repeated run needs neither the parser nor networkx.
 The key is the sha256 of everything the result can depend on:
 
 * the assembly text (which already encodes the compiler, its version, the flags
-  and the generated C source, see :mod:`kerncraft.compiler`),
+  and the generated C source, see :mod:`kerncraft.build.compiler`),
 * the kernel source and the constants that became literals (block selection
   compares the loop's pointer increments with the kernel's strides),
 * the block options (``--asm-block``, ``--pointer-increment``,
   ``--ignore-unknown``) and the in-core backend with its arguments,
 * the content of every port-model database file (``extends`` chains included),
 * the *analyzer version*: the content of the source files that compute the
-  result (``kerncraft/incore/``, ``kerncraft/kernel/``, ``kerncraft/asm_block.py``,
+  result (``kerncraft/incore/``, ``kerncraft/kernel/``, ``kerncraft/build/``,
   ``kerncraft/models/incore_prediction.py``) plus ``kerncraft.__version__``, so
   editing the analyzer invalidates the cache without a version bump.
 
 Cache hits return :class:`CachedSelection` / :class:`CachedAnalysis`: light
 objects with the stored fields that behave like the real
-:class:`~kerncraft.asm_block.BlockSelection` / ``InCoreAnalysis`` for any other
+:class:`~kerncraft.build.asm_block.BlockSelection` / ``InCoreAnalysis`` for any other
 attribute by recomputing the full result on first use (``-v`` reports need the
 instruction table). Like the compiler cache it is never needed for
 correctness: ``KERNCRAFT_NO_CACHE=1`` disables it, an unreadable or corrupt
@@ -53,8 +53,8 @@ _PACKAGE_DIR = Path(__file__).resolve().parent.parent          # .../kerncraft
 #: a cache hit should not need that module).
 DATABASE_DIR = Path(__file__).resolve().with_name("databases")
 # Source that decides the in-core result (relative to the package directory).
-_ANALYZER_TREES = ("incore", "kernel")
-_ANALYZER_FILES = ("asm_block.py", "asm_block_aarch64.py", "models/incore_prediction.py")
+_ANALYZER_TREES = ("incore", "kernel", "build")
+_ANALYZER_FILES = ("models/incore_prediction.py",)
 
 
 @functools.lru_cache(maxsize=1)

@@ -347,7 +347,7 @@ def _checked_setup(kernel, machine, cores: int, cpus: Sequence[int] | None,
     (kerncraft/bench/hostcheck.py), the constants are bound and the cores exist."""
     from kerncraft.bench.hostcheck import check_cpu_features, check_machine_isa
     from kerncraft.bench.timing import require_x86_64_linux
-    from kerncraft.compiler import select_compiler
+    from kerncraft.build.compiler import select_compiler
 
     check_machine_isa(machine)
     require_x86_64_linux("the benchmark mode")
@@ -380,7 +380,7 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
     from kerncraft.bench.program import build_benchmark, openmp_environment
     from kerncraft.bench.timing import measure
     from kerncraft.cache.traffic import iterations_per_cacheline
-    from kerncraft.codegen import program_arguments
+    from kerncraft.build.codegen import program_arguments
 
     per_repetition, cpus, name, chosen = _checked_setup(kernel, machine, cores, cpus,
                                                         compiler, flags)
@@ -470,7 +470,7 @@ def _likwid_counts(kernel, machine, *, compiler: str, flags, cpus: Sequence[int]
     beside the predicted one."""
     from kerncraft.bench.program import build_benchmark, openmp_environment
     from kerncraft.cache.traffic import iterations_per_cacheline
-    from kerncraft.codegen import program_arguments
+    from kerncraft.build.codegen import program_arguments
 
     cores = len(cpus)
     marked = build_benchmark(kernel, compiler=compiler, flags=flags, threads=cores, likwid=True)

@@ -47,7 +47,7 @@ class InCorePrediction:
     arch: str
     compiler: str
     flags: str
-    selection: Any                 # kerncraft.asm_block.BlockSelection
+    selection: Any                 # kerncraft.build.asm_block.BlockSelection
     analysis: Any                  # kerncraft.incore.model.InCoreResult
     iterations_per_cacheline: float
     non_overlapping_ports: tuple[str, ...]
@@ -188,7 +188,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
 
     ``incore_model`` is ``kerncraft`` (default), ``LLVM-MCA`` or ``OSACA``.
     """
-    from kerncraft.compiler import select_compiler
+    from kerncraft.build.compiler import select_compiler
 
     if incore_model not in (None, "kerncraft"):
         from kerncraft.incore.backends import canonical_backend
@@ -271,7 +271,7 @@ def _binding_key(kernel) -> tuple[tuple[str, int], ...]:
     mode: a bound stride constant), with the stride analysis done once per
     kernel source instead of once per -D point.
     """
-    from kerncraft.codegen import constant_values, stride_constants
+    from kerncraft.build.codegen import constant_values, stride_constants
 
     if not kernel.source:
         return tuple(sorted((k, v) for k, v in constant_values(kernel).items() if v is not None))
@@ -287,8 +287,8 @@ def _binding_key(kernel) -> tuple[tuple[str, int], ...]:
 
 def _generated_c(kernel, literals: tuple) -> str:
     """``codegen.generate_c(kernel)``, once per kernel source and literal values
-    (run-time constants do not appear in the text, see :mod:`kerncraft.codegen`)."""
-    from kerncraft.codegen import generate_c
+    (run-time constants do not appear in the text, see :mod:`kerncraft.build.codegen`)."""
+    from kerncraft.build.codegen import generate_c
 
     if not kernel.source:
         return generate_c(kernel)
@@ -317,7 +317,7 @@ def _analyse_source(c_source: str, kernel_source: str, filename: str | None, lit
     interactive block choices (``--asm-block manual``,
     ``--pointer-increment auto_with_manual_fallback``) are never cached.
     """
-    from kerncraft.compiler import compile_to_assembly
+    from kerncraft.build.compiler import compile_to_assembly
     from kerncraft.incore import result_cache
 
     compiled = compile_to_assembly(c_source, compiler, flags)
@@ -379,7 +379,7 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
                    arch: str, asm_block, pointer_increment, ignore_unknown: bool, tool: str,
                    compiler: str = "gcc"):
     """Parse the assembly, select the block and analyse it (no cache)."""
-    from kerncraft.asm_block import select_block
+    from kerncraft.build.asm_block import select_block
     from kerncraft.incore.aarch64.parser import detect_isa
     from kerncraft.incore.analysis import _isa_modules
     from kerncraft.kernel.parser import parse_kernel
@@ -409,7 +409,7 @@ def _with_loop_layout(analysis, assembly: str, selection, compiler: str, block_b
     loop cannot be assembled, with a note saying why instead."""
     import dataclasses
 
-    from kerncraft.compiler import find_compiler
+    from kerncraft.build.compiler import find_compiler
     from kerncraft.errors import ToolError
     from kerncraft.incore.codeblocks import loop_layout
 

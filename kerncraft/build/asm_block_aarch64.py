@@ -1,8 +1,8 @@
-"""AArch64 facts for the loop-block selection of :mod:`kerncraft.asm_block`.
+"""AArch64 facts for the loop-block selection of :mod:`kerncraft.build.asm_block`.
 
 The selection rules (which candidate wins, how the iterations per assembly
 iteration are checked against the kernel's strides) are ISA-neutral and stay
-in :mod:`kerncraft.asm_block`; what differs on AArch64 is how one reads the
+in :mod:`kerncraft.build.asm_block`; what differs on AArch64 is how one reads the
 assembly, and that is this module:
 
 * **pointer advances.** Addresses are ``[base]``, ``[base, #imm]`` or
@@ -21,7 +21,7 @@ assembly, and that is this module:
   from the arrangement (``v0.2d``: 2, ``v0.4s``: 4, scalar ``d0``: 1; SVE
   ``z0.d`` is counted at the 128-bit minimum vector length).
 
-:func:`analyze_candidates` builds the same :class:`~kerncraft.asm_block.BlockCandidate`
+:func:`analyze_candidates` builds the same :class:`~kerncraft.build.asm_block.BlockCandidate`
 objects as the x86 path; ``asm_block.analyze_candidates`` dispatches here when
 :func:`is_aarch64` says the parsed lines are AArch64.
 """
@@ -32,8 +32,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from kerncraft import asm_block as common
-from kerncraft.asm_block import BlockCandidate
+from kerncraft.build import blocks as common
+from kerncraft.build.blocks import BlockCandidate
 from kerncraft.incore.aarch64 import operands as ops
 from kerncraft.incore.aarch64.operands import A64Register
 from kerncraft.incore.aarch64.semantics import dataflow, is_load, is_store

@@ -38,7 +38,7 @@ A constant such as ``N`` either becomes a literal (``const long N = 1000;``)
 or is read at run time (``const long N = kc_constant(argc, argv, 1);``).
 Run-time constants make the program text independent of the -D values, so a
 whole -D sweep compiles once (the compile cache is keyed by the text, see
-:mod:`kerncraft.compiler`). The price is that the compiler cannot specialise
+:mod:`kerncraft.build.compiler`). The price is that the compiler cannot specialise
 for the value. For large values that changes the vector width, the unroll
 factor and the arithmetic of the main loop nowhere (checked with gcc 12 at
 -O1 and -O3 for all bundled kernels with sizes of 1000), but it does change

@@ -10,7 +10,7 @@ misses), the effective flags, the source text, and, for ``-march=native`` /
 (``native`` means something else on every host, and ``~/.cache`` is often a
 network home shared by several machines). The -D values are part of the key
 only through the source text: run-time constants (see
-:mod:`kerncraft.codegen`) do not appear in it, so one compilation serves a
+:mod:`kerncraft.build.codegen`) do not appear in it, so one compilation serves a
 whole sweep.
 
 The cache lives in ``$KERNCRAFT_CACHE_DIR``, else ``$XDG_CACHE_HOME/kerncraft``,
@@ -251,7 +251,7 @@ def compile_kernel(kernel, machine=None, *, compiler: str | None = None,
     """Generate the C program for ``kernel`` and compile it as the command
     line (``compiler``/``flags``) and the machine file say (see
     :func:`select_compiler`); the one call the pipeline needs."""
-    from kerncraft.codegen import generate_c
+    from kerncraft.build.codegen import generate_c
 
     name, chosen_flags = select_compiler(machine, compiler, flags)
     return compile_to_assembly(generate_c(kernel, constants=constants), name, chosen_flags)

@@ -1,0 +1,205 @@
+"""What both loop-block selectors share (x86: :mod:`kerncraft.build.asm_block`,
+AArch64: :mod:`kerncraft.build.asm_block_aarch64`): the candidate and selection
+types, the candidate table, and the checks of a candidate's advances and work
+against the kernel model.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+import sympy
+
+from kerncraft.incore.markers import LoopBlock
+from kerncraft.incore.model import Instruction
+from kerncraft.kernel.model import KernelModel
+
+__all__ = ["BlockCandidate", "BlockSelection", "format_candidates"]
+
+_UNROLLED = "the compiler fully unrolled the innermost loop"
+
+
+@dataclass(frozen=True)
+class BlockCandidate:
+    """One innermost assembly loop and what its instructions say."""
+
+    index: int                      # number shown to the user (0-based)
+    block: LoopBlock
+    first_line: int                 # 1-based lines of the label and the branch
+    last_line: int
+    n_packed: int                   # packed SIMD memory or arithmetic instructions
+    n_fp: int                       # floating-point arithmetic instructions
+    flops: int                      # floating-point operations (lanes, FMA = 2)
+    vector_bytes: int               # widest packed memory access (0: none)
+    advances: tuple[int, ...]       # byte advance of each moving memory operand
+    pointer_increment: int | None   # most common advance (bytes per asm iteration)
+    iterations: int | None          # source iterations explaining the advances
+    simd_width: int                 # elements per packed access (1: scalar)
+    outer_unroll: int               # >1: outer loop unrolled and jammed into it
+    consistent: bool
+    plausible: bool                 # consistent and has the kernel's kind of work
+    reason: str                     # why not consistent / plausible ('' if it is)
+    loop_index: str = ""            # source loop the block walks (differs: interchanged)
+
+    @property
+    def total_iterations(self) -> int | None:
+        return None if self.iterations is None else self.iterations * self.outer_unroll
+
+
+@dataclass(frozen=True)
+class BlockSelection:
+    """The chosen loop block and the work one pass through it does.
+
+    ``iterations_per_asm_iteration == unroll * simd_width * outer_unroll``;
+    ``outer_unroll`` is 1 unless the compiler jammed outer iterations into
+    the loop.
+    """
+
+    index: int                               # into ``candidates``
+    block: LoopBlock
+    instructions: tuple[Instruction, ...]
+    candidates: tuple[BlockCandidate, ...]
+    pointer_increment: int                   # bytes per asm iteration
+    unroll: int
+    simd_width: int
+    outer_unroll: int
+    iterations_per_asm_iteration: int
+    mode: str                                # 'auto', 'manual', 'index'
+    explanation: str
+
+    def describe(self) -> str:
+        """Candidate table plus explanation, for ``-v`` output."""
+        return format_candidates(self.candidates, chosen=self.index) + "\n" + self.explanation
+
+
+def _kernel_strides(kernel: KernelModel, level: int = -1) -> list[int]:
+    """Bytes each array access moves per iteration of loop ``level`` (default
+    innermost; positive; accesses with symbolic or zero stride left out)."""
+    loop = kernel.loops[level]
+    values = {c.symbol: sympy.Integer(v) for c in kernel.constants
+              if (v := kernel.bindings.get(c.name)) is not None}
+    strides = []
+    for acc in kernel.accesses:
+        arr = kernel.arrays.get(acc.array)
+        if arr is None or arr.is_scalar:
+            continue
+        coeff = sympy.diff(acc.linear_index, loop.symbol).xreplace(values)
+        if coeff.is_Integer and coeff != 0:
+            strides.append(abs(int(coeff)) * arr.element_size * abs(loop.step))
+    return strides
+
+
+def _element_size(kernel: KernelModel) -> int:
+    sizes = [kernel.arrays[a.array].element_size for a in kernel.accesses
+             if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar]
+    return min(sizes, default=8)
+
+
+def _trip_count(kernel: KernelModel, level: int = -1) -> int | None:
+    """Numeric trip count of loop ``level`` if known (outer indices at their start)."""
+    level = level % len(kernel.loops)
+    count = kernel.loops[level].trip_count()
+    for loop in kernel.loops[:level]:
+        count = count.subs(loop.symbol, loop.start)
+    values = {c.symbol: v for c in kernel.constants if (v := kernel.bindings.get(c.name))}
+    count = sympy.sympify(count).subs(values)
+    return int(count) if count.is_Integer else None
+
+
+def _best_iterations(advances: Sequence[int], strides: Sequence[int]) -> tuple[int | None, int]:
+    """(k, number of advances explained): the k that explains most advances."""
+    votes: Counter = Counter()
+    for d in advances:
+        for k in {abs(d) // s for s in set(strides) if abs(d) % s == 0}:
+            votes[k] += 1
+    if not votes:
+        return None, 0
+    k, n = max(votes.items(), key=lambda kv: (kv[1], -kv[0]))
+    return k, n
+
+
+def _check_iterations(kernel: KernelModel, advances: Sequence[int], simd: int,
+                      level: int) -> tuple[int | None, str]:
+    """(k, '') if loop ``level``'s strides explain every advance, else (k, why not)."""
+    strides = _kernel_strides(kernel, level)
+    k, explained = _best_iterations(advances, strides)
+    trips = _trip_count(kernel, level)
+    if not advances:
+        return k, "no memory operand advances with the loop"
+    if not strides:
+        return k, "the kernel's innermost strides are unknown (bind the constants)"
+    if k is None:
+        return k, (f"advances {_fmt_set(advances)} B fit no stride of the kernel "
+                   f"({_fmt_set(strides)} B per iteration)")
+    if explained < len(advances):
+        return k, (f"advances {_fmt_set(advances)} B are not all a multiple {k} of the "
+                   f"kernel's strides ({_fmt_set(strides)} B)")
+    if trips is not None and k > max(trips, 0):
+        return k, (f"{k} iterations per pass but loop '{kernel.loops[level].index}' has "
+                   f"only {trips}: an outer loop ({_UNROLLED})")
+    if k % simd:
+        return k, f"{k} iterations per asm iteration is no multiple of the SIMD width {simd}"
+    return k, ""
+
+
+def _work_of(kernel: KernelModel, lp: LoopBlock, flops: int, simd: int) -> float:
+    """Source iterations the block's work amounts to (by flops, else by memory
+    instructions), to tell an interchanged loop from an outer loop around a
+    fully unrolled inner one."""
+    if kernel.total_flops:
+        return flops / kernel.total_flops
+    arrays = {a.array for a in kernel.accesses
+              if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar}
+    return (lp.n_loads + lp.n_stores) * simd / max(len(arrays), 1)
+
+
+def _fmt_set(values: Sequence[int]) -> str:
+    return "{" + ", ".join(str(v) for v in sorted(set(values))) + "}"
+
+
+def _outer_unroll(kernel: KernelModel, flops: int, k: int | None) -> int:
+    """Outer iterations jammed into the loop, from its floating-point work."""
+    expected = kernel.total_flops * (k or 0)
+    if expected and flops >= 2 * expected and flops % expected == 0:
+        return flops // expected
+    return 1
+
+
+def _work_mismatch(kernel: KernelModel, lp: LoopBlock, n_fp: int) -> str:
+    """Why ``lp`` cannot be the kernel's loop judging by its kind of work.
+
+    Only accesses that move with the innermost index count: ``y[i] += ...``
+    in a j-loop is kept in a register and needs no load or store there.
+    """
+    loop = kernel.loops[-1]
+    moving = [a for a in kernel.accesses if a.array in kernel.arrays
+              and not kernel.arrays[a.array].is_scalar
+              and sympy.diff(a.linear_index, loop.symbol) != 0]
+    if any(a.kind == "write" for a in moving) and not lp.n_stores:
+        return "no store, but the kernel writes an array"
+    if any(a.kind == "read" for a in moving) and not lp.n_loads:
+        return "no load, but the kernel reads an array"
+    if kernel.total_flops and not n_fp:
+        return "no floating-point arithmetic, but the kernel has some"
+    return ""
+
+
+def format_candidates(candidates: Sequence[BlockCandidate], chosen: int | None = None) -> str:
+    """Table of the candidate blocks: sizes, instruction mix, increments."""
+    head = (f"{'':2}{'#':>3} {'label':<10} {'lines':>11} {'instr':>5} {'vec':>4} {'simd':>4} "
+            f"{'load':>4} {'store':>5} {'fp':>4} {'flops':>5} {'ptr+B':>6} {'it/asm':>6}  note")
+    rows = [head]
+    for c in candidates:
+        it = "-" if c.total_iterations is None else str(c.total_iterations)
+        ptr = "-" if c.pointer_increment is None else str(c.pointer_increment)
+        note = c.reason or "consistent"
+        if c.outer_unroll > 1:
+            note += f" (outer loop unrolled x{c.outer_unroll})"
+        mark = "*" if c.index == chosen else " "
+        b = c.block
+        rows.append(f"{mark:2}{c.index:>3} {b.label:<10} {c.first_line:>5}-{c.last_line:<5} "
+                    f"{b.n_instructions:>5} {b.n_vector:>4} {c.n_packed:>4} {b.n_loads:>4} "
+                    f"{b.n_stores:>5} "
+                    f"{c.n_fp:>4} {c.flops:>5} {ptr:>6} {it:>6}  {note}")
+    return "\n".join(rows)
