@@ -130,7 +130,7 @@ def _model_function(name: str) -> Callable[..., Any]:
 
 def _measure(kernel, machine, options: AnalysisOptions):
     """``Benchmark``: measure the kernel on this host (a BenchmarkResult)."""
-    from kerncraft.models.benchmark import run_benchmark
+    from kerncraft.bench.benchmark import run_benchmark
 
     return run_benchmark(kernel, machine, cores=options.cores, compiler=options.compiler,
                          flags=options.compiler_flags, predictor=options.cache_predictor)

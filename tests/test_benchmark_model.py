@@ -27,7 +27,7 @@ from kerncraft.build.compiler import select_compiler
 from kerncraft.errors import KerncraftError
 from kerncraft.kernel.parser import parse_kernel
 from kerncraft.machine.loader import load_machine
-from kerncraft.models import benchmark as bm
+from kerncraft.bench import benchmark as bm
 from kerncraft.models.compare import (ComparisonRow, compare_reports, format_comparison,
                                       relative_error)
 from kerncraft.models.registry import ModelReport

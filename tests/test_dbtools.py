@@ -1,4 +1,4 @@
-"""Database tools: ``kerncraft-incore bench`` (microbench.py) and ``--db-check`` (dbtools.py)."""
+"""Database tools: ``kerncraft-incore bench`` (bench/microbench.py) and ``--db-check`` (build/dbcheck.py)."""
 from __future__ import annotations
 
 import json
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from kerncraft.incore.cli import main
-from kerncraft.incore.dbtools import check_database, format_check
-from kerncraft.incore.microbench import UNROLL, generate
+from kerncraft.build.dbcheck import check_database, format_check
+from kerncraft.bench.microbench import UNROLL, generate
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMDEPS = ROOT / "tests" / "data" / "asm_memdeps"

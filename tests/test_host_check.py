@@ -40,7 +40,7 @@ def test_aarch64_machine_file_on_x86_is_one_clear_error():
 
 @pytest.mark.skipif(not is_x86_64_linux(), reason="the check runs first on an x86 host")
 def test_run_benchmark_refuses_tx2_before_compiling():
-    from kerncraft.models.benchmark import run_benchmark
+    from kerncraft.bench.benchmark import run_benchmark
     kernel = kerncraft.parse_kernel(Path("kernels/copy.c").read_text(), filename="copy.c")
     with pytest.raises(KerncraftError, match="describes an aarch64 machine"):
         run_benchmark(kernel.bind({"N": 1000}), kerncraft.load_machine("TX2"))

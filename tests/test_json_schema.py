@@ -9,7 +9,7 @@ import pytest
 
 import kerncraft
 from kerncraft.cli import main
-from kerncraft.models import benchmark as bm
+from kerncraft.bench import benchmark as bm
 from kerncraft.report.schema import (DOCUMENT, MODEL_SCHEMAS, NUMBER, AnyOf, MapOf, Optional,
                                      check)
 from support.fixed_measurement import FIXED_MEASUREMENT

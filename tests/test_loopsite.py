@@ -62,7 +62,7 @@ def test_note_only_when_the_fetch_bound_can_explain_the_measurement():
 
 
 def test_benchmark_notes_use_the_site_only_where_the_database_has_a_block(monkeypatch):
-    from kerncraft.models import benchmark as bm
+    from kerncraft.bench import benchmark as bm
 
     site = ls.LoopSite(0x1270, 20, 2, 64, 1.0)
     monkeypatch.setattr(ls, "measured_loop_site", lambda program, kernel, block: site)

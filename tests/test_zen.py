@@ -159,7 +159,7 @@ def test_sum_reduction_zen():
 # ---------------------------------------------------------------- machine file
 
 def test_machine_file():
-    from kerncraft.incore.cli import resolve_model
+    from kerncraft.incore.arch import resolve_model
     from kerncraft.machine.loader import load_machine
     m = load_machine(ROOT / "machine-files" / "ZEN.yml")
     assert dict(m.in_core_model)["kerncraft"] == "ZEN"

@@ -150,7 +150,7 @@ def test_skylake_triad_on_zen2():
 # ---------------------------------------------------------------- machine file / CLI
 
 def test_machine_file():
-    from kerncraft.incore.cli import resolve_model
+    from kerncraft.incore.arch import resolve_model
     from kerncraft.machine.loader import load_machine
     from kerncraft.models.incore_prediction import OSACA_TO_DATABASE
     path = ROOT / "machine-files" / "ZEN2.yml"

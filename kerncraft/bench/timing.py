@@ -56,12 +56,9 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Mapping, Sequence
+from typing import Literal, Mapping, Sequence
 
 from kerncraft.errors import ToolError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kerncraft.bench.clock import ClockCalibration
 
 __all__ = [
     "PROTOCOL_TIME", "PROTOCOL_REPETITIONS", "PROTOCOL_CPU_TIME", "C_PROTOCOL_HELPERS",
@@ -354,7 +351,7 @@ def _effective_seconds(report: ProgramReport, source: TimeSource, threads: int) 
 
 
 def measure(executable: str | os.PathLike[str], args: Sequence[str] = (), *,
-            cpus: Sequence[int] | None = None, clock: "ClockCalibration | None" = None,
+            clock, cpus: Sequence[int] | None = None,
             min_time: float = 0.2, repeats: int = 3, repetitions: int = 1,
             max_repetitions: int = 1 << 40, threads: int = 1,
             time_source: TimeSource = "auto", timeout: float = 120.0) -> Measurement:
@@ -363,15 +360,13 @@ def measure(executable: str | os.PathLike[str], args: Sequence[str] = (), *,
     Repetitions start at ``repetitions`` and grow until one run takes at
     least ``min_time`` seconds; then ``repeats`` runs are made at that count
     and the fastest is kept (interference only ever adds time). Cycles come
-    from the calibrated ``clock`` (calibrated on the first pinned CPU if
-    None). ``threads`` is the number of threads the program runs (CPU time
+    from the calibrated ``clock`` (a
+    :class:`~kerncraft.bench.clock.ClockCalibration` of the first pinned CPU, or
+    anything with its ``core_hz``). ``threads`` is the number of threads the program runs (CPU time
     is only trusted for one).
     """
     if cpus is None:
         cpus = [default_cpu()]
-    if clock is None:
-        from kerncraft.bench.clock import calibrate_clock_cached
-        clock = calibrate_clock_cached(cpu=cpus[0])
     reps = max(1, int(repetitions))
     for _ in range(64):
         report = parse_protocol(run_pinned([executable, *_with_repetitions(args, reps)], cpus,

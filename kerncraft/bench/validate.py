@@ -4,7 +4,7 @@ For every kernel and level (L1, L2, L3, MEM) a size is chosen from the machine
 file and checked with the layer conditions (:mod:`kerncraft.bench.validate_sizes`);
 then the point is predicted (ECM, and RooflineASM or RooflineFLOP, layer
 conditions, ``cores`` cores) and measured (``-p Benchmark``'s
-:func:`~kerncraft.models.benchmark.run_benchmark`, or an injected function). The
+:func:`~kerncraft.bench.benchmark.run_benchmark`, or an injected function). The
 relative error is ``(predicted - measured) / measured`` of cy/CL; a point whose
 ECM error exceeds 30 % carries notes (:mod:`kerncraft.bench.validate_notes`).
 
@@ -227,7 +227,7 @@ def host_model_name(cpuinfo: str = "/proc/cpuinfo") -> str | None:
 
 def benchmark_measure(bound, machine, options: RunOptions) -> Measurement:
     """The real measurement: ``-p Benchmark`` (best of ``repeats`` runs of ``min_time``)."""
-    from kerncraft.models.benchmark import run_benchmark
+    from kerncraft.bench.benchmark import run_benchmark
 
     result = run_benchmark(bound, machine, cores=options.cores, min_time=options.min_time,
                            repeats=options.repeats)

@@ -3,7 +3,7 @@
     kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
                      [--fixed] [--ignore-unknown] [--unroll N]
 
-Database tools (:mod:`kerncraft.incore.dbtools`, :mod:`kerncraft.incore.microbench`)::
+Database tools (:mod:`kerncraft.build.dbcheck`, :mod:`kerncraft.bench.microbench`)::
 
     kerncraft-incore bench ARCH FORM [FORM ...] [--cpu N] [--quick] [--json FILE|-]
         measure latency and throughput of instruction forms on this machine
@@ -24,16 +24,12 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, NoReturn, Sequence
+from typing import NoReturn, Sequence
 
-from kerncraft.errors import KerncraftError, MachineFileError
+from kerncraft.errors import KerncraftError
+from kerncraft.incore.arch import _ARCH_ALIASES, resolve_model
 
 PROG = "kerncraft-incore"
-
-# OSACA / IACA architecture codes -> our database names
-_ARCH_ALIASES = {"CLX": "CSX", "CSL": "CSX", "SKL": "SKX", "SKYLAKE-AVX512": "SKX",
-                 "CASCADELAKE": "CSX", "SAPPHIRERAPIDS": "SPR", "ZEN1": "ZEN", "ZNVER1": "ZEN"}
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump) and exit status 2."""
@@ -66,67 +62,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unroll", type=int, metavar="N", default=None,
                    help="source iterations per assembly iteration (adds per-iteration numbers)")
     return p
-
-
-def _machine_model_name(arch: str) -> str | None:
-    """Database name named by a machine file, ``None`` if ``arch`` is not one.
-
-    Raises :class:`MachineFileError` for a machine file without a usable
-    ``in-core model`` entry.
-    """
-    try:
-        from kerncraft.machine.loader import load_machine  # type: ignore
-    except ImportError:
-        return None
-    try:
-        machine = load_machine(arch)
-    except (KerncraftError, OSError):
-        return None
-    entries = {k.lower(): v for k, v in dict(machine.in_core_model).items()}
-    for tool in ("kerncraft", "osaca", "iaca"):
-        if tool in entries and entries[tool]:
-            name = str(entries[tool]).upper()
-            return _ARCH_ALIASES.get(name, name)
-    raise MachineFileError(f"{arch}: no 'in-core model' entry for kerncraft, OSACA or IACA",
-                           yaml_path="in-core model")
-
-
-def _from_machine(arch: str, name: str) -> Any:
-    from kerncraft.incore.analysis import load_model
-    try:
-        return load_model(name)
-    except KerncraftError as exc:
-        raise MachineFileError(f"machine file {arch} names in-core model {name!r}: {exc}") \
-            from None
-
-
-def resolve_model(arch: str) -> Any:
-    """Port model for a database name/path or a machine file name/path.
-
-    Names try the databases first (``CSX`` is both a database and a bundled
-    machine file); files try the machine-file reader first (a database YAML is
-    not a valid machine file and falls through to the database loader).
-    """
-    from kerncraft.incore.analysis import load_model
-    looks_like_file = os.path.sep in arch or arch.endswith((".yml", ".yaml")) or os.path.isfile(arch)
-    if looks_like_file and not os.path.isfile(arch):
-        raise MachineFileError(f"--arch {arch}: no such file")
-    if looks_like_file:
-        name = _machine_model_name(arch)
-        if name is not None:
-            return _from_machine(arch, name)
-        try:
-            return load_model(arch)
-        except KerncraftError as exc:
-            raise MachineFileError(f"--arch {arch} is neither a machine file nor a port-model "
-                                   f"database ({exc})") from None
-    try:
-        return load_model(_ARCH_ALIASES.get(arch.upper(), arch))
-    except KerncraftError as db_error:
-        name = _machine_model_name(arch)
-        if name is None:
-            raise db_error from None
-        return _from_machine(arch, name)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -194,7 +129,7 @@ def _db_check_parser() -> argparse.ArgumentParser:
 
 
 def _bench_main(argv: Sequence[str]) -> int:
-    from kerncraft.incore.microbench import bench_form, calibrated_clock, format_result
+    from kerncraft.bench.microbench import bench_form, calibrated_clock, format_result
     args = _bench_parser().parse_args(argv)
     model = resolve_model(args.arch)
     hz = calibrated_clock(args.cpu, args.quick)
@@ -217,7 +152,7 @@ def _bench_main(argv: Sequence[str]) -> int:
 
 def _db_check_main(argv: Sequence[str]) -> int:
     from kerncraft.incore.database import available_databases
-    from kerncraft.incore.dbtools import check_database, format_check
+    from kerncraft.build.dbcheck import check_database, format_check
     args = _db_check_parser().parse_args(argv)
     archs = [_ARCH_ALIASES.get(a.upper(), a) for a in args.archs] or available_databases()
     checks = []

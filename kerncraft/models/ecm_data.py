@@ -11,7 +11,7 @@ from kerncraft.models.registry import ModelReport
 from kerncraft.models.results import ECMDataResult
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.options import as_options
-from kerncraft.report.text import format_ecm_data, format_value  # noqa: F401 (models/benchmark.py imports format_value from here)
+from kerncraft.report.text import format_ecm_data
 from kerncraft.units import convert_performance
 
 

@@ -39,7 +39,7 @@ IMPLEMENTED: Mapping[str, str] = {
     "ECMCPU": "kerncraft.models.ecm:ecm_cpu_model",
     "ECM": "kerncraft.models.ecm:ecm_model",
     "RooflineASM": "kerncraft.models.roofline:roofline_asm_model",
-    "Benchmark": "kerncraft.models.benchmark:benchmark_model",
+    "Benchmark": "kerncraft.bench.benchmark:benchmark_model",
 }
 """Models of this version, as 'module:function' (imported only when used)."""
 

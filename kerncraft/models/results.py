@@ -10,8 +10,8 @@ B/s, and a field ending in ``_in_unit`` (or ``prediction``, ``performance``)
 is in the result's ``unit`` (``cy/CL``, ``cy/It``, ``It/s`` or ``FLOP/s``).
 
 The data-traffic result is :class:`kerncraft.cache.traffic.TrafficResult` and
-the measurement of ``-p Benchmark`` is
-:class:`kerncraft.models.benchmark.BenchmarkResult`; both are re-exported here.
+the measurement of ``-p Benchmark`` is :class:`BenchmarkResult` (made by
+:func:`kerncraft.bench.benchmark.run_benchmark`).
 
 >>> from kerncraft.models.results import ScalingRow
 >>> row = ScalingRow(cores=2, cycles_per_cl=10.4, value=10.4, memory_bound=True)
@@ -36,12 +36,6 @@ __all__ = ["InCoreResult", "ECMDataResult", "ScalingRow", "ECMResult", "Roofline
            "LCResult", "TrafficResult", "BenchmarkResult"]
 
 
-def __getattr__(name: str) -> Any:
-    # BenchmarkResult lives with the measurement; import it only when asked for
-    if name == "BenchmarkResult":
-        from kerncraft.models.benchmark import BenchmarkResult
-        return BenchmarkResult
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -304,3 +298,84 @@ class LCResult:
                            "holds": point.holding[cap.name], "conditions": conds})
         return {"cores": analysis.cores, "unit_of_work_iterations": u,
                 "levels": levels, "traffic": point.traffic.to_dict()}
+
+
+# ---------------------------------------------------------------- -p Benchmark
+
+@dataclass(frozen=True)
+class LevelVolume:
+    """A machine-file counter metric measured in the region, per cache line of work."""
+
+    level: str
+    metric: str                  # 'loads', 'stores', 'misses', 'evicts'
+    measured: float              # counted events (cache lines) per CL of work
+    predicted: float | None      # cache lines per CL of work from the cache predictor
+
+    def to_dict(self) -> dict:
+        return {"level": self.level, "metric": self.metric, "measured": self.measured,
+                "predicted": self.predicted}
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    backend: str                     # 'timing' or 'likwid'
+    backend_reason: str
+    clock_hz: float                  # clock the cycles are counted in
+    clock_source: str
+    machine_clock_hz: float
+    cores: int
+    cpus: tuple[int, ...]
+    compiler: str
+    flags: tuple[str, ...]
+    repetitions: int
+    iterations_per_repetition: int
+    iterations_per_cacheline: int
+    flops_per_iteration: int
+    seconds: float                   # timed region, all repetitions
+    cycles: float                    # same, in core cycles
+    time_source: str
+    runs: int
+    volumes: tuple[LevelVolume, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def iterations(self) -> int:
+        return self.repetitions * self.iterations_per_repetition
+
+    @property
+    def cachelines(self) -> float:
+        return self.iterations / self.iterations_per_cacheline
+
+    @property
+    def cycles_per_cl(self) -> float:
+        return self.cycles / self.cachelines
+
+    @property
+    def cycles_per_it(self) -> float:
+        return self.cycles / self.iterations
+
+    @property
+    def iterations_per_s(self) -> float:
+        return self.iterations / self.seconds
+
+    @property
+    def flops_per_s(self) -> float:
+        return self.flops_per_iteration * self.iterations_per_s
+
+    def value(self, unit: str) -> float:
+        return {"cy/CL": self.cycles_per_cl, "cy/It": self.cycles_per_it,
+                "It/s": self.iterations_per_s, "FLOP/s": self.flops_per_s}[unit]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"backend": self.backend, "backend_reason": self.backend_reason,
+                "clock_hz": self.clock_hz, "clock_source": self.clock_source,
+                "machine_clock_hz": self.machine_clock_hz, "cores": self.cores,
+                "cpus": list(self.cpus), "compiler": self.compiler, "flags": list(self.flags),
+                "repetitions": self.repetitions,
+                "iterations_per_repetition": self.iterations_per_repetition,
+                "iterations_per_cacheline": self.iterations_per_cacheline,
+                "cachelines": self.cachelines, "seconds": self.seconds, "cycles": self.cycles,
+                "time_source": self.time_source, "runs": self.runs,
+                "cycles_per_cl": self.cycles_per_cl, "cycles_per_it": self.cycles_per_it,
+                "iterations_per_s": self.iterations_per_s, "flops_per_s": self.flops_per_s,
+                "volumes": [v.to_dict() for v in self.volumes], "notes": list(self.notes)}

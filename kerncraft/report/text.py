@@ -342,10 +342,32 @@ def _lc_level_lines(analysis, point, cap, u) -> list[str]:
 
 # ---------------------------------------------------------------- Benchmark
 
-def format_benchmark(result, unit: str = "cy/CL") -> str:
+def format_benchmark(result: "BenchmarkResult", unit: str = "cy/CL") -> str:
     """The ``-p Benchmark`` report of a
-    :class:`~kerncraft.models.benchmark.BenchmarkResult` (its layout is kept
-    with the measurement code, which this only calls)."""
-    from kerncraft.models.benchmark import _format
-
-    return _format(result, unit)
+    :class:`~kerncraft.models.results.BenchmarkResult` (measured by
+    :func:`kerncraft.bench.benchmark.run_benchmark`)."""
+    units = ["cy/CL", "cy/It", "It/s"] + (["FLOP/s"] if result.flops_per_iteration else [])
+    where = ", ".join(map(str, result.cpus))
+    lines = [f"Benchmark ({result.cores} core(s) pinned to CPU {where})",
+             f"  backend: {result.backend}" + (f" ({result.backend_reason})"
+                                               if result.backend_reason else ""),
+             f"  clock: {result.clock_hz / 1e9:.3f} GHz, {result.clock_source}; machine "
+             f"file: {result.machine_clock_hz / 1e9:.3f} GHz",
+             f"  program: {result.compiler} {' '.join(result.flags)}"
+             + (" -fopenmp" if result.cores > 1 else ""),
+             f"  {result.repetitions} repetitions x {result.iterations_per_repetition} "
+             f"iterations ({result.iterations_per_cacheline} per cache line) in "
+             f"{result.seconds:.4g} s ({result.time_source} time, best of {result.runs} runs)",
+             "  measured: " + "   ".join(format_value(result.value(u), u) for u in units)]
+    if unit not in units:
+        lines.append(f"  ({unit} undefined: the kernel has no floating-point operations)")
+    if result.volumes:
+        lines.append(f"  {'level':<6} {'metric':<7} {'measured':>9} {'predicted':>9}  "
+                     "(cache lines per CL of work)")
+        for v in result.volumes:
+            predicted = "-" if v.predicted is None else f"{v.predicted:9.2f}"
+            lines.append(f"  {v.level:<6} {v.metric:<7} {v.measured:9.2f} {predicted:>9}")
+    lines += [f"  note: {note}" for note in result.notes]
+    if unit in units:
+        lines.append(f"measured performance: {format_value(result.value(unit), unit)}")
+    return "\n".join(lines)

@@ -5,7 +5,7 @@ copy.c at N = 800: 10 repetitions x 800 iterations = 1000 cache lines of work
 """
 from __future__ import annotations
 
-from kerncraft.models.benchmark import BenchmarkResult, LevelVolume
+from kerncraft.models.results import BenchmarkResult, LevelVolume
 
 FIXED_MEASUREMENT = BenchmarkResult(
     backend="timing", backend_reason="", clock_hz=2.5e9, clock_source="calibrated",

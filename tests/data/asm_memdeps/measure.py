@@ -2,7 +2,7 @@
 """Measure the memory-dependency cases of this directory on the host; print a table.
 
 Each ``*.s`` file here is a complete function; a small C driver (below) calls it on
-L1-resident data, the harness of :mod:`kerncraft.incore.microbench` takes the
+L1-resident data, the harness of :mod:`kerncraft.bench.microbench` takes the
 minimum time of many calls (pinned with taskset, ``chrt -f 50`` where allowed),
 and :func:`kerncraft.bench.clock.calibrate_clock` converts seconds to core cycles.
 Predictions come from ``kerncraft-incore`` (``analyze_text``) with the given
@@ -71,7 +71,7 @@ def predict(name: str, arch: str, memory: bool = True):
 
 
 def measure(name: str, cpu: int | None, core_hz: float) -> float:
-    from kerncraft.incore.microbench import build_program, time_loop
+    from kerncraft.bench.microbench import build_program, time_loop
     driver, work = CASES[name]
     exe = build_program({name: (HERE / name).read_text()}, {"driver.c": driver},
                         flags=("-O2", "-march=native"))

@@ -152,12 +152,12 @@ def unknown_kernel_forms(model: Any, arch: str, kernels: Sequence[Path] | None =
                          opt_levels: Sequence[str] = OPT_LEVELS, jobs: int = 4
                          ) -> tuple[dict[str, str], int, str]:
     """(unknown form -> example, compilations done, note) for the bundled kernels."""
-    from kerncraft import parse_kernel
+    from kerncraft.kernel.parser import parse_kernel
     from kerncraft.build.codegen import generate_c
     from kerncraft.build.compiler import compile_to_assembly
     target = ARCH_TARGETS.get(arch.upper())
     if target is None:
-        return {}, 0, f"no compiler target known for {arch} (see dbtools.ARCH_TARGETS)"
+        return {}, 0, f"no compiler target known for {arch} (see dbcheck.ARCH_TARGETS)"
     compiler, march = target
     if shutil.which(compiler) is None:
         return {}, 0, f"compiler {compiler} not installed: kernels not checked"
