@@ -22,7 +22,7 @@ left for actual work. Floors for comparison: ``python -c pass`` and
 so sympy is imported by every run that parses a kernel).
 
 The processes run the installed console script's entry point
-(``kerncraft.cli:main``) with this interpreter (no pyenv/shell shims).
+(``kerncraft.cli.kerncraft:main``) with this interpreter (no pyenv/shell shims).
 User time is the child's user CPU time from ``wait4``. Do not compare numbers
 taken while other jobs load the machine with quiet-machine numbers; the
 script prints the load average next to the results.
@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = str(ROOT / "kernels" / "2d-5pt.c")
-ENTRY = "import sys; from kerncraft.cli import main; sys.exit(main())"
+ENTRY = "import sys; from kerncraft.cli.kerncraft import main; sys.exit(main())"
 ECM = ["-p", "ECM", "-m", "CSX", KERNEL, "-D", "N", "1000", "-D", "M", "1000"]
 LC = ["-v", "-p", "LC", "-m", "CSX", KERNEL, "-D", "N", "1000", "-D", "M", "1000"]
 SWEEP = ["-p", "ECM", "-m", "CSX", KERNEL, "-D", "N", "100-10000:50", "-D", "M", "1000"]

@@ -7,7 +7,7 @@ works here too.
 """
 import sys
 
-from kerncraft.bench.validate_cli import main
+from kerncraft.cli.validate import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -2,7 +2,7 @@
 
 Every model reads its settings from one frozen :class:`AnalysisOptions`. The
 ``kerncraft`` command line converts its parsed options into it in one function
-(:func:`kerncraft.cli.options_from_args`); library users build it directly or
+(:func:`kerncraft.cli.kerncraft.options_from_args`); library users build it directly or
 let :func:`kerncraft.analyze` do it. The attribute names are the command line's
 option names (``--cache-predictor`` -> ``cache_predictor``), so an object with
 those attributes - such as the namespace older scripts pass to

@@ -22,7 +22,7 @@ import pytest
 
 from kerncraft.bench import program as bench_program
 from kerncraft.bench import timing
-from kerncraft.cli import main
+from kerncraft.cli.kerncraft import main
 from kerncraft.build.compiler import select_compiler
 from kerncraft.errors import KerncraftError
 from kerncraft.kernel.parser import parse_kernel

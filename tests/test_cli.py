@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft.cli import build_parser, main
+from kerncraft.cli.kerncraft import build_parser, main
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "kernels"
@@ -105,7 +105,7 @@ def test_iaca_is_refused_clearly(capsys):
 def test_no_model_is_planned_any_more():
     """Benchmark was the last planned model (it used to answer 'not available yet' with
     exit code 3); now every model the CLI accepts is implemented."""
-    from kerncraft.cli import PERFORMANCE_MODELS
+    from kerncraft.cli.kerncraft import PERFORMANCE_MODELS
     from kerncraft.models.registry import IMPLEMENTED, PLANNED
 
     assert not PLANNED

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft.incore.cli import main
+from kerncraft.cli.incore import main
 from kerncraft.build.dbcheck import check_database, format_check
 from kerncraft.bench.microbench import UNROLL, generate
 

@@ -375,7 +375,7 @@ def _argv(case: Case, models: tuple[str, ...]) -> list[str]:
 
 
 def _run_cli(capsys, monkeypatch, argv: list[str]) -> str:
-    from kerncraft.cli import main
+    from kerncraft.cli.kerncraft import main
 
     monkeypatch.chdir(REPO)                        # the golden commands run from the root
     monkeypatch.delenv("KERNCRAFT_MACHINE_PATH", raising=False)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.bench import cli, hostcheck, hostload
+from kerncraft.bench import hostcheck, hostload
+from kerncraft.cli import machine as cli
 from kerncraft.bench import machine_gen as mg
 from kerncraft.bench.hostload import BusyProcess, LoadReport
 from kerncraft.bench.timing import describe_exit, is_x86_64_linux, run_pinned

@@ -230,7 +230,7 @@ def test_missing_tools_give_one_clear_error(tmp_path, monkeypatch):
     ("LLVM-MCA", "llvm-mca not found; install llvm (llvm-mca-16) or use -i kerncraft"),
     ("OSACA", "osaca not found; install OSACA (pip install osaca) or use -i kerncraft")])
 def test_cli_missing_tool_is_one_line(tmp_path, monkeypatch, capsys, model, message):
-    from kerncraft.cli import main
+    from kerncraft.cli.kerncraft import main
 
     monkeypatch.setenv("PATH", str(tmp_path))             # no tool (and no compiler)
     monkeypatch.delenv("KERNCRAFT_LLVM_MCA", raising=False)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from kerncraft.errors import KerncraftError
-from kerncraft.incore import analysis, cli
+from kerncraft.cli import incore as cli
+from kerncraft.incore import analysis
 from kerncraft.incore.model import Instruction, InstructionCost, Memory, Uop
 
 DATA = Path(__file__).parent / "data" / "asm_papers"
@@ -171,7 +172,7 @@ def test_console_script_is_installed():
 
 
 def test_module_entry_point_help():
-    proc = subprocess.run([sys.executable, "-m", "kerncraft.incore.cli", "--help"],
+    proc = subprocess.run([sys.executable, "-m", "kerncraft.cli.incore", "--help"],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "--export-graph" in proc.stdout
 

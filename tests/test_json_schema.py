@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.cli import main
+from kerncraft.cli.kerncraft import main
 from kerncraft.bench import benchmark as bm
 from kerncraft.report.schema import (DOCUMENT, MODEL_SCHEMAS, NUMBER, AnyOf, MapOf, Optional,
                                      check)

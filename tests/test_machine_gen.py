@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 
-from kerncraft.bench import cli, machine_gen as mg
+from kerncraft.bench import machine_gen as mg
+from kerncraft.cli import machine as cli
 from kerncraft.bench import streams, timing
 from kerncraft.bench.clock import ClockCalibration, FmaThroughput
 from kerncraft.bench.streams import KERNELS, Plateau, find_plateaus, sweep_sizes
@@ -202,7 +203,7 @@ def test_icx_vm_machine_file_composes_memory_serially(tmp_path):
     measurements on the file's 2 cores (one NUMA domain)."""
     import json
 
-    from kerncraft.cli import main
+    from kerncraft.cli.kerncraft import main
 
     host = load_machine("ICX-VM")
     assert [lvl.transfers_overlap for lvl in host.memory_hierarchy] == [False] * 4

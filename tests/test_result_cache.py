@@ -101,7 +101,7 @@ def test_lazy_objects_delegate_to_the_full_result(cache_dir):
 def test_warm_run_imports_neither_parser_nor_networkx(cache_dir):
     script = (
         "import sys\n"
-        "from kerncraft.cli import main\n"
+        "from kerncraft.cli.kerncraft import main\n"
         "code = main(['-p', 'ECM', '-m', 'CSX', 'kernels/2d-5pt.c', '-D', 'N', '1000',"
         " '-D', 'M', '1000'])\n"
         "heavy = [m for m in ('networkx', 'pyparsing', 'kerncraft.incore.x86.parser',"

@@ -232,7 +232,7 @@ def test_cross_compiler_is_selected():
 def test_ecm_end_to_end(capsys, tmp_path, monkeypatch):
     """kerncraft -p ECM -m TX2 kernels/triad.c -D N 10000000 -v: the gcc -O3 loop
     is 2 loads, fmla, store, add, cmp, bne per 2 iterations (16 B)."""
-    from kerncraft.cli import main
+    from kerncraft.cli.kerncraft import main
     monkeypatch.setenv("KERNCRAFT_CACHE_DIR", str(tmp_path))
     code = main(["-p", "ECM", "-m", "TX2", str(KERNEL_DIR / "triad.c"), "-D", "N", "10000000",
                  "-v"])

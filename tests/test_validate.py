@@ -12,7 +12,8 @@ import shutil
 import pytest
 
 import kerncraft
-from kerncraft.bench import timing, validate, validate_cli
+from kerncraft.bench import timing, validate
+from kerncraft.cli import validate as validate_cli
 from kerncraft.bench.validate import (Measurement, Prediction, ValidationPoint, make_point,
                                       resolve_kernel, summarize)
 from kerncraft.bench.validate_notes import NO_KNOWN_CAUSE, explain, fact_notes

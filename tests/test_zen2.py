@@ -164,7 +164,7 @@ def test_machine_file():
 
 
 def test_kerncraft_ecm_triad(capsys):
-    from kerncraft.cli import main
+    from kerncraft.cli.kerncraft import main
     code = main(["-p", "ECM", "-m", "ZEN2", str(ROOT / "kernels" / "triad.c"), "-D", "N", "10000000"])
     out = capsys.readouterr().out
     assert code == 0

@@ -10,7 +10,7 @@ likwid is used where it works (:mod:`~kerncraft.bench.likwid`), streaming
 bandwidths come from likwid-bench or built-in kernels
 (:mod:`~kerncraft.bench.streams`), topology from sysfs or likwid-topology
 (:mod:`~kerncraft.bench.topology`), and :mod:`~kerncraft.bench.machine_gen`
-(CLI ``kerncraft-machine``, :mod:`~kerncraft.bench.cli`) writes a Kerncraft
+(CLI ``kerncraft-machine``, :mod:`~kerncraft.cli.machine`) writes a Kerncraft
 machine file for the host.
 
 Submodules are imported on demand; importing this package is cheap.

@@ -111,7 +111,7 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
 
 def _write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
     """:func:`kerncraft.report.json.write_json` under its former name (imported by
-    kerncraft/bench/validate_cli.py)."""
+    kerncraft/cli/validate.py)."""
     from kerncraft.report.json import write_json
 
     write_json(target, document, out)

@@ -1,6 +1,6 @@
 """``kerncraft-machine``: measure this host and write a Kerncraft machine file.
 
-Entry point ``kerncraft-machine = "kerncraft.bench.cli:main"``. Progress goes
+Entry point ``kerncraft-machine = "kerncraft.cli.machine:main"``. Progress goes
 to stderr; the file goes to ``--output`` (never overwritten without
 ``--force``) or to stdout. ``--clock`` only calibrates and reports the clock,
 ``--probe`` only reports the likwid status and the detected topology.
