@@ -26,9 +26,8 @@ each with ``to_dict()`` in the JSON schema of ``docs/json.md``;
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from kerncraft.errors import KerncraftError  # noqa: E402
+from kerncraft.errors import KerncraftError
+from kerncraft.version import __version__
 
 # name -> module that defines it; resolved by __getattr__ on first access
 _LAZY = {

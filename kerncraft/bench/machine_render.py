@@ -13,9 +13,9 @@ import json
 import math
 from typing import TYPE_CHECKING, Sequence
 
-import kerncraft
 from kerncraft.bench.streams import KERNELS
 from kerncraft.bench.topology import CacheInfo, HostTopology, flops_per_cycle, incore_ports
+from kerncraft.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from kerncraft.bench.machine_gen import HostData
@@ -73,7 +73,7 @@ def _render_header(data: "HostData", command: str | None, date: str | None) -> s
     when = date or _dt.date.today().isoformat()
     lines = [
         f"# Machine file of this host, written by kerncraft-machine (kerncraft "
-        f"{kerncraft.__version__}) on {when}.",
+        f"{__version__}) on {when}.",
         f"# Command: {command or 'kerncraft-machine'}",
         f"# Host: {topo.model_name}; {topo.uarch.name} ({topo.uarch.core} core), CPUID family "
         f"{topo.family} model {topo.model} stepping {topo.stepping}"
@@ -138,7 +138,7 @@ def _clock_lines(data: "HostData") -> list[str]:
 
 def _render_core(data: "HostData") -> str:
     topo, uarch = data.topology, data.topology.uarch
-    lines = [f"kerncraft version: {kerncraft.__version__}",
+    lines = [f"kerncraft version: {__version__}",
              f"model name: {_q(topo.model_name)}   # [detected]",
              f"model type: {_q(f'{uarch.name} ({uarch.core} core)')}   # [detected] CPUID "
              f"family/model" + (" + likwid-topology" if topo.cpu_type else ""),

@@ -199,7 +199,7 @@ class ValidationResult:
 
 def resolve_kernel(name: str):
     """(label, parsed kernel) of a bundled kernel name or a path to a kernel file."""
-    import kerncraft
+    from kerncraft.kernel.parser import parse_kernel
 
     path = Path(name)
     if not path.is_file():
@@ -209,7 +209,7 @@ def resolve_kernel(name: str):
         raise KerncraftError(f"unknown kernel {name!r}: no such file and no bundled kernel of "
                              f"that name (bundled: {', '.join(bundled)})")
     label = path.stem if path.parent == KERNEL_DIR else str(path)
-    return label, kerncraft.parse_kernel(path.read_text(), filename=str(path))
+    return label, parse_kernel(path.read_text(), filename=str(path))
 
 
 def host_model_name(cpuinfo: str = "/proc/cpuinfo") -> str | None:

@@ -417,9 +417,9 @@ def _unbound_form(kernel):
         return kernel
     if kernel.unbound is not None and not kernel.unbound.bindings:
         return kernel.unbound
-    import kerncraft
+    from kerncraft.kernel.parser import parse_kernel
     try:
-        parsed = kerncraft.parse_kernel(kernel.source, kernel.filename)
+        parsed = parse_kernel(kernel.source, kernel.filename)
     except KerncraftError:
         return kernel
     same = (len(parsed.accesses) == len(kernel.accesses)

@@ -19,17 +19,14 @@ needs a few hundred milliseconds for the larger tables.
 from __future__ import annotations
 
 import functools
-import hashlib
-import itertools
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from kerncraft.diskcache import atomic_write, entry_path
 from kerncraft.errors import KerncraftError
+from kerncraft.incore.dbfile import _read_yaml, _str_tuple, expand_braces  # noqa: F401 (re-exported)
 from kerncraft.incore.model import Instruction, InstructionCost, Memory, Register, Uop
 
 __all__ = ["PortModel", "FormEntry", "load_database", "available_databases", "DATABASE_DIR"]
@@ -346,31 +343,6 @@ def _load_cached(path: str, mtime_ns: int, size: int) -> PortModel:
     return _build(Path(path), set())
 
 
-def _read_yaml(path: Path) -> dict:
-    raw = path.read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()[:32]
-    cache_file = entry_path("incore-db", f"{path.stem}-{digest}.json")
-    if cache_file is not None:
-        try:
-            return json.loads(cache_file.read_text())
-        except (OSError, ValueError):
-            pass
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-    try:
-        data = YAML(typ="safe", pure=True).load(raw.decode("utf-8"))
-    except YAMLError as exc:
-        raise KerncraftError(f"{path}: malformed YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise KerncraftError(f"{path}: a database must be a YAML mapping")
-    if cache_file is not None:
-        try:
-            atomic_write(cache_file, json.dumps(data))
-        except (TypeError, ValueError):
-            pass  # not JSON-representable: just do not cache it
-    return data
-
-
 def _build(path: Path, seen: set[str]) -> PortModel:
     if str(path) in seen:
         raise KerncraftError(f"{path}: circular 'extends'")
@@ -466,17 +438,6 @@ def _with_key(entry: FormEntry, key: str) -> FormEntry:
     return new
 
 
-def _str_tuple(header: dict, key: str, path: Path, required: bool = True) -> tuple[str, ...]:
-    if key not in header:
-        if required:
-            raise KerncraftError(f"{path}: header field '{key}' is missing")
-        return ()
-    val = header[key]
-    if not isinstance(val, (list, tuple)):
-        raise KerncraftError(f"{path}: header field '{key}' must be a list")
-    return tuple(str(v) for v in val)
-
-
 def _normalise_key(key: str) -> str:
     mnemonic, _, ops = key.strip().partition(" ")
     return _key(mnemonic.lower(), tuple(t.strip() for t in ops.split(",") if t.strip()))
@@ -527,22 +488,3 @@ def _uop(spec: Any, portset: set[str], where: str) -> Uop | str:
     if bad:
         raise KerncraftError(f"{where}: unknown ports {bad}")
     return Uop(frozenset(ports), float(cycles))
-
-
-def expand_braces(text: str) -> list[str]:
-    """Brace expansion with '|' alternatives: 'v{add|sub}pd x' -> ['vaddpd x', 'vsubpd x'].
-
-    Groups with identical alternatives are *linked* (they take the same choice),
-    so 'add {r64|r32},{r64|r32}' gives 'add r64,r64' and 'add r32,r32' only;
-    different groups combine freely. An empty alternative is allowed ('{|v}addpd').
-    """
-    parts = re.split(r"(\{[^{}]*\})", text)
-    groups: list[str] = []
-    for p in parts:
-        if p.startswith("{") and p.endswith("}") and p not in groups:
-            groups.append(p)
-    out = []
-    for combo in itertools.product(*(g[1:-1].split("|") for g in groups)):
-        choice = dict(zip(groups, combo))
-        out.append("".join(choice.get(p, p) for p in parts))
-    return out

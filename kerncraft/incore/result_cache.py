@@ -60,7 +60,7 @@ _ANALYZER_FILES = ("models/incore_prediction.py",)
 @functools.lru_cache(maxsize=1)
 def analyzer_fingerprint() -> str:
     """sha256 over the analyzer's source files and the package version."""
-    from kerncraft import __version__
+    from kerncraft.version import __version__
 
     files: list[str] = []
     for tree in _ANALYZER_TREES:

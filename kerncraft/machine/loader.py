@@ -54,7 +54,6 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-import kerncraft
 from kerncraft.errors import MachineFileError, SourceLocation
 from kerncraft.machine.yamlnodes import BACKENDS  # noqa: F401 (the YAML composers available)
 from kerncraft.machine.yamlnodes import Field as _Field
@@ -84,7 +83,7 @@ _PLACEHOLDER = re.compile(r"INFOR\w*_REQUIRED")
 
 def bundled_machine_dir() -> Path:
     """``<repo>/machine-files`` (the package is installed in editable mode)."""
-    return Path(kerncraft.__file__).resolve().parent.parent / "machine-files"
+    return Path(__file__).resolve().parents[2] / "machine-files"
 
 
 def machine_search_dirs() -> list[Path]:

@@ -11,14 +11,13 @@ golden files (``tests/data/golden``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kerncraft.units import format_quantity
 
-if TYPE_CHECKING:  # pragma: no cover
-    from kerncraft.models.ecm_compose import ECMPrediction
-    from kerncraft.models.results import (ECMDataResult, ECMResult, InCoreResult, LCResult,
-                                          RooflineResult)
+# The results are the types of kerncraft/models/results.py (ECMPrediction:
+# models/ecm_compose.py). This layer sits below the models and does not import
+# them: annotations name the types as strings, format_result goes by type name.
 
 __all__ = ["format_value", "format_result", "format_ecm", "format_ecm_cpu", "format_ecm_data",
            "format_roofline", "format_lc", "format_benchmark", "incore_lines",
@@ -42,16 +41,10 @@ def format_result(result: Any, verbose: int = 0) -> str:
     ...
     TypeError: no text report for object
     """
-    from kerncraft.models import results as r
-
-    formatters = ((r.ECMResult, format_ecm), (r.InCoreResult, format_ecm_cpu),
-                  (r.ECMDataResult, format_ecm_data), (r.RooflineResult, format_roofline),
-                  (r.LCResult, format_lc))
-    for kind, formatter in formatters:
-        if isinstance(result, kind):
-            return formatter(result, verbose)
-    if type(result).__name__ == "BenchmarkResult":
-        return format_benchmark(result)
+    kind = type(result)
+    formatter = _FORMATTERS.get(kind.__name__) if kind.__module__ == _RESULTS else None
+    if formatter is not None:
+        return formatter(result, verbose)
     raise TypeError(f"no text report for {type(result).__name__}")
 
 
@@ -371,3 +364,11 @@ def format_benchmark(result: "BenchmarkResult", unit: str = "cy/CL") -> str:
     if unit in units:
         lines.append(f"measured performance: {format_value(result.value(unit), unit)}")
     return "\n".join(lines)
+
+
+#: result type name (in the module _RESULTS) -> its formatter(result, verbose)
+_RESULTS = "kerncraft.models.results"
+_FORMATTERS = {"ECMResult": format_ecm, "InCoreResult": format_ecm_cpu,
+               "ECMDataResult": format_ecm_data, "RooflineResult": format_roofline,
+               "LCResult": format_lc,
+               "BenchmarkResult": lambda result, verbose=0: format_benchmark(result)}
