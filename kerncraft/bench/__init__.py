@@ -1,4 +1,5 @@
-"""Host benchmarks: clock calibration, timing backend, likwid, streams, machine files.
+"""Measurement on the host: benchmark mode, clock calibration, timing backend, likwid,
+streams, machine files, validation, instruction-form microbenchmarks.
 
 Why this package: the benchmark mode and the machine-file generator need
 measurements on the host, and the hosts it runs on often have no readable
@@ -11,10 +12,14 @@ bandwidths come from likwid-bench or built-in kernels
 (:mod:`~kerncraft.bench.streams`), topology from sysfs or likwid-topology
 (:mod:`~kerncraft.bench.topology`), and :mod:`~kerncraft.bench.machine_gen`
 (CLI ``kerncraft-machine``, :mod:`~kerncraft.cli.machine`) writes a Kerncraft
-machine file for the host.
+machine file for the host. ``-p Benchmark`` is :mod:`~kerncraft.bench.benchmark`
+(hardware counters: :mod:`~kerncraft.bench.counters`), ``kerncraft-validate``
+compares measurements with the models (:mod:`~kerncraft.bench.validate`), and
+``kerncraft-incore bench`` times instruction forms (:mod:`~kerncraft.bench.microbench`).
 
 Submodules are imported on demand; importing this package is cheap.
 """
 from __future__ import annotations
 
-__all__ = ["clock", "timing", "likwid", "streams", "topology", "machine_gen", "cli"]
+__all__ = ["benchmark", "counters", "clock", "timing", "likwid", "streams", "topology",
+           "machine_gen", "validate", "microbench"]
