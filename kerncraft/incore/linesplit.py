@@ -256,6 +256,8 @@ def _exact_fraction(affine: tuple[list[int], int], ranges: Sequence[range], elem
                                         line), line)
     dist = _combine(dist, _residues(_one_period(starts, element, line), element, line), line)
     total = sum(dist.values())
+    if not total:   # an outer loop without iterations: no vector, none splits
+        return 0.0
     return sum(n for r, n in dist.items() if r + width > line) / total
 
 
@@ -264,7 +266,8 @@ def _one_period(values: range, step_bytes: int, line: int) -> range:
     residue distribution of a long range is that of one period (up to the partial
     period at its end, which is ignored)."""
     period = line // math.gcd(line, abs(step_bytes * values.step) or line)
-    return values if len(values) <= 4 * period else values[:period]
+    # len() of a range longer than sys.maxsize overflows; a slice never does
+    return values if len(values[:4 * period + 1]) <= 4 * period else values[:period]
 
 
 # ------------------------------------------------------------------ costs

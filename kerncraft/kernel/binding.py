@@ -82,3 +82,19 @@ def _binding_text(bound: Mapping[str, int], expr: sympy.Expr) -> str:
 def _const_location(kernel: KernelModel, const: Constant) -> SourceLocation:
     return SourceLocation(kernel.filename, const.line, const.col)
 
+
+
+def check_loops_run(kernel: KernelModel) -> None:
+    """Refuse a bound kernel with a loop of no iteration (``j = 99; j < M`` with
+    M = 20): it has no work to predict, and per-iteration figures would divide by
+    zero. Binding allows it (the iteration count is then 0); the models call this.
+    """
+    origin = kernel.unbound if kernel.unbound is not None else kernel
+    for orig, loop in zip(origin.loops, kernel.loops):
+        trips = loop.trip_count()
+        if trips.is_number and trips <= 0:
+            raise KernelError(
+                f"loop '{loop.index}' runs no iteration with "
+                f"{_binding_text(kernel.bindings, orig.start - orig.end)} (from {loop.start} "
+                f"to {loop.end}, step {loop.step}); every loop must run at least once",
+                SourceLocation(kernel.filename, loop.line))

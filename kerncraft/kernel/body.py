@@ -139,8 +139,19 @@ class BodyAnalyzer:
         return self.k.arrays[name].ctype
 
     def _BinaryOp(self, node: c_ast.BinaryOp) -> str:
-        left = self.expr(node.left)
-        right = self.expr(node.right)
+        """A chain ``((a + b) + c) + ...`` is walked iteratively: a generated sum of
+        thousands of terms must not exhaust the stack (left operand first, as C
+        evaluates and as the accesses are recorded)."""
+        chain = [node]
+        while isinstance(chain[-1].left, c_ast.BinaryOp):
+            chain.append(chain[-1].left)
+        left = self.expr(chain[-1].left)
+        for link in reversed(chain):
+            left = self._binary_result(link, left, self.expr(link.right))
+        return left
+
+    def _binary_result(self, node: c_ast.BinaryOp, left: str, right: str) -> str:
+        """The C type of ``left op right``, counting a flop where C computes one."""
         if node.op in _COMPARE:
             return "int"
         result = arithmetic_type(left, right)

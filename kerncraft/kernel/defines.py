@@ -67,6 +67,9 @@ def parse_define(key: str, value: str) -> Define:
     num = int(match["num"]) if match["num"] is not None else DEFAULT_POINTS
     if num < 1:
         raise DefineError(f"-D {key} {value}: number of points must be at least 1, got {num}")
+    if num > MAX_RANGE_POINTS:   # built eagerly: bound it before building
+        raise DefineError(f"-D {key} {value}: a range has at most {MAX_RANGE_POINTS:,} "
+                          f"points, got {num:,}")
     if match["log"] is not None:
         base = int(match["base"]) if match["base"] else 10
         if base < 2:
@@ -104,16 +107,20 @@ def _log_points(start: int, stop: int, num: int, base: int) -> list[int]:
     return [start, *inner, stop]   # exact endpoints despite floating-point logs
 
 
-def expand_defines(pairs: Iterable[tuple[str, str]]) -> list[dict[str, int]]:
+def expand_defines(pairs: Iterable[tuple[str, str]],
+                   max_points: int | None = None) -> list[dict[str, int]]:
     """Cartesian product of all -D values, the first key varying slowest.
 
     ``[("N", "10-30:3"), ("M", "1-2:2")]`` gives N=10,M=1; N=10,M=2; N=20,M=1; ...
     No pairs give one empty point, so callers can always loop over the result.
+    More than ``max_points`` points (default :data:`MAX_POINTS`, 10,000; the CLI's
+    ``--max-points``) is refused before any is built (:func:`check_point_count`).
     """
     values: dict[str, tuple[int, ...]] = {}
     for key, value in pairs:
         define = parse_define(key, value)
         values[define.key] = define.values
+    check_point_count(values, MAX_POINTS if max_points is None else max_points)
     keys = list(values)
     return [dict(zip(keys, combo)) for combo in itertools.product(*values.values())]
 
@@ -143,3 +150,21 @@ def resolve_bindings(kernel: "KernelModel",
         if binding not in resolved:
             resolved.append(binding)
     return resolved
+
+
+#: Most points a -D sweep may have unless the caller allows more (the CLI's
+#: ``--max-points N``); each point runs every model, so 10,000 points of ECM take
+#: minutes. A single range is built eagerly and has at most MAX_RANGE_POINTS points.
+MAX_POINTS = 10_000
+MAX_RANGE_POINTS = 1_000_000
+
+
+def check_point_count(values: Mapping[str, tuple[int, ...]], max_points: int) -> int:
+    """The number of points of the cartesian product of ``values``; more than
+    ``max_points`` raises DefineError naming the option that allows it."""
+    count = math.prod(len(v) for v in values.values())
+    if count > max_points:
+        sizes = " x ".join(f"{len(v)} ({key})" for key, v in values.items())
+        raise DefineError(f"the -D values give {count:,} points ({sizes}), more than the "
+                          f"limit of {max_points:,}; pass --max-points {count} to run them all")
+    return count

@@ -42,10 +42,16 @@ def parse_kernel(source: str, filename: str | None = None) -> KernelModel:
 
     ``filename`` is only used in error locations and reports.
     """
+    from kerncraft.kernel.limits import deep_recursion, too_deep_error
+
     text, wrapped, pragmas = _source.prepare(source, filename)
-    ast = _parse_c(wrapped, text, filename)
-    items = _kernel_items(ast)
-    return _KernelBuilder(filename, source, pragmas).build(items)
+    try:
+        with deep_recursion():   # long expressions: see kerncraft.kernel.limits
+            ast = _parse_c(wrapped, text, filename)
+            items = _kernel_items(ast)
+            return _KernelBuilder(filename, source, pragmas).build(items)
+    except RecursionError:
+        raise too_deep_error(text, filename) from None
 
 
 # --- pycparser driving --------------------------------------------------------
@@ -63,7 +69,10 @@ def _c_parser():
 def _parse_c(wrapped: str, text: str, filename: str | None):
     from pycparser import c_parser
 
+    from kerncraft.kernel.limits import check_nesting
+
     _source.check_braces(text, filename)   # a stray '}' would close the wrapper
+    check_nesting(text, filename)
     parser = _c_parser()
     try:
         return parser.parse(wrapped, filename=_source.LINE_FILE)

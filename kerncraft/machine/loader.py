@@ -137,19 +137,30 @@ def load_machine(path_or_name: str | os.PathLike[str]) -> MachineModel:
     """Load a machine file given as a path or a bundled/known name."""
     path = resolve_machine_path(path_or_name)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise MachineFileError(f"cannot read machine file: {exc}",
                                SourceLocation(file=str(path))) from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:   # located: line and column (in bytes) of the byte
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise MachineFileError(f"not UTF-8: byte 0x{data[exc.start]:02x} at byte offset "
+                               f"{exc.start} ({exc.reason})",
+                               SourceLocation(str(path), line, col)) from exc
     return parse_machine_text(text, str(path))
 
 
 def parse_machine_text(text: str, path: str | None = None) -> MachineModel:
     """Parse the text of a machine file; ``path`` is only used in messages."""
+    from kerncraft.machine.checks import check_machine
     root = _compose(_blank_unused_blocks(text), path)
     if root is None:
         raise MachineFileError("machine file is empty", SourceLocation(path, 1))
-    return _build_machine(_Field(root, "", path), path)
+    machine = _build_machine(_Field(root, "", path), path)
+    check_machine(_Field(root, "", path), machine)
+    return machine
 
 
 # ------------------------------------------------------------ YAML nodes: machine/yamlnodes.py
@@ -160,9 +171,10 @@ def _build_machine(root: _Field, path: str | None) -> MachineModel:
     if root.node.id != "mapping":
         raise root.error("a machine file must be a mapping of 'field: value' entries")
     clock = root.require("clock").as_quantity("Hz")
-    if clock <= 0:
+    if not clock > 0:
         raise root.require("clock").error("clock must be positive")
-    cacheline = int(root.require("cacheline size").as_quantity("B"))
+    from kerncraft.machine.checks import line_size
+    cacheline = line_size(root.require("cacheline size"))
     in_core = {str(k): v.as_str() for k, v in _opt(root, "in-core model", _Field.pairs, [])}
     hierarchy = _build_hierarchy(root.require("memory hierarchy"))
     kernels, measurements = _build_benchmarks(root.get("benchmarks"), hierarchy)
@@ -243,8 +255,9 @@ def _build_hierarchy(field: _Field) -> tuple[CacheLevel, ...]:
 
 
 def _build_level(entry: _Field, cache: _Field | None, names: list[str]) -> CacheLevel:
+    from kerncraft.machine.checks import byte_count
     geometry = None if cache is None else _build_geometry(cache, names)
-    size = _opt(entry, "size per group", lambda f: int(round(f.as_quantity("B"))))
+    size = _opt(entry, "size per group", byte_count)
     if size is None and geometry is not None:
         size = geometry.size
     store_penalty = entry.get("penalty cycles per cacheline store") or \
@@ -289,10 +302,11 @@ def _build_geometry(cache: _Field, names: list[str]) -> CacheGeometry:
             raise field.error(f"unknown level {name!r} (levels: {', '.join(names)})")
         return name
 
+    from kerncraft.machine.checks import line_size
     return CacheGeometry(
         sets=cache.require("sets").as_int(1),
         ways=cache.require("ways").as_int(1),
-        cl_size=int(cache.require("cl_size").as_quantity("B")),
+        cl_size=line_size(cache.require("cl_size")),
         replacement_policy=_opt(cache, "replacement_policy", _Field.as_str, "LRU"),
         write_allocate=_opt(cache, "write_allocate", _Field.as_bool, True),
         write_back=_opt(cache, "write_back", _Field.as_bool, True),

@@ -168,9 +168,16 @@ class MachineModel:
     def peak_flops_per_cycle(self, precision: str = "DP") -> float:
         """FLOPs per cycle of one core ('total' of the precision).
 
-        Raises KeyError if the machine file gives no usable figure for it
-        (files with 'INFORMATION_REQUIRED' placeholders omit the precision).
+        Raises MachineFileError, located at the field or its nearest parent, if
+        the machine file gives no usable figure for it (files with
+        'INFORMATION_REQUIRED' placeholders omit the precision).
         """
+        if precision not in self.flops_per_cycle:
+            from kerncraft.machine.checks import missing_field_error
+            raise missing_field_error(
+                self.path, ("FLOPs per cycle", precision),
+                f"this model needs the peak FLOPs per cycle of {precision}, which the machine "
+                "file does not give (missing, or an INFORMATION_REQUIRED placeholder)")
         return self.flops_per_cycle[precision].total
 
     def compiler_flags(self, compiler: str) -> str:

@@ -44,6 +44,9 @@ BACKENDS, _YAML_ERRORS = _pick_backends()
 
 
 def compose(text: str, path: str | None, backend: str | None = None) -> Any:
+    """The node graph of ``text``; nesting deeper than MAX_DEPTH and every YAML
+    error are a located MachineFileError (see :func:`check_depth`)."""
+    check_depth(text, path)
     compose = BACKENDS[backend or next(iter(BACKENDS))]
     try:
         return compose(text)
@@ -52,7 +55,65 @@ def compose(text: str, path: str | None, backend: str | None = None) -> Any:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = mark.line + 1 if mark is not None else None
         col = mark.column + 1 if mark is not None else None
+        position = getattr(exc, "position", None)   # a reader error: bad character
+        if mark is None and isinstance(position, int):
+            line = text.count("\n", 0, position) + 1
+            col = position - (text.rfind("\n", 0, position) + 1) + 1
+            problem = (f"character U+{getattr(exc, 'character', 0):04X} is not allowed "
+                       f"({getattr(exc, 'reason', 'control character')})")
         raise MachineFileError(f"invalid YAML: {problem}", SourceLocation(path, line, col)) from exc
+
+
+#: Deepest nesting of YAML collections a machine file may use (real files: about 6).
+#: Deeper input made the composers recurse until Python's limit, or libyaml's C
+#: stack overflow (a segmentation fault at 50,000 nested '[').
+MAX_DEPTH = 64
+
+
+def check_depth(text: str, path: str | None) -> None:
+    """Reject collections nested more than MAX_DEPTH levels, located at the first
+    node beyond. Counts flow brackets (outside quoted scalars, which may span
+    lines, and comments) plus block levels (one per deeper indentation and per
+    '- ' that opens a sequence entry)."""
+    indents: list[int] = []
+    flow, quote = 0, None
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        body = line.lstrip(" ")
+        if flow == 0 and quote is None and body and not body.startswith("#"):
+            indent = len(line) - len(body)
+            while indents and indents[-1] >= indent:
+                indents.pop()
+            indents.append(indent)
+            dashes = len(body) - len(body.lstrip("- ")) if body.startswith("- ") else 0
+            if len(indents) + body[:dashes].count("-") > MAX_DEPTH:
+                raise MachineFileError(f"collections nested more than {MAX_DEPTH} levels deep",
+                                       SourceLocation(path, line_no, indent + 1))
+        flow, quote = _flow_depth(line, line_no, flow, quote, len(indents), path)
+
+
+def _flow_depth(line: str, line_no: int, flow: int, quote: str | None, block: int,
+                path: str | None) -> tuple[int, str | None]:
+    """Flow-bracket depth and open quote after ``line`` (quotes and comments skipped)."""
+    escaped = False
+    for col, ch in enumerate(line, start=1):
+        before = line[col - 2] if col > 1 else " "
+        if quote:
+            if quote == '"' and (escaped or ch == "\\"):
+                escaped = not escaped and ch == "\\"
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'" and before in " [{,:":
+            quote = ch
+        elif ch == "#" and before in " \t":
+            break
+        elif ch in "[{":
+            flow += 1
+            if flow + block > MAX_DEPTH:
+                raise MachineFileError(f"collections nested more than {MAX_DEPTH} levels deep",
+                                       SourceLocation(path, line_no, col))
+        elif ch in "]}":
+            flow = max(0, flow - 1)
+    return flow, quote
 
 
 _UNUSED_KEY = re.compile(r"^( +)(?:stats|total size):(?:\s.*)?$")

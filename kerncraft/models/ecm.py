@@ -92,7 +92,7 @@ def _ecm_for_traffic(kernel, machine, incore, traffic):
     contributions = [ECMContribution(link.name, link.cycles,
                                      machine.level(link.lower).transfers_overlap)
                      for link in links]
-    levels = ("L1",) + tuple(link.lower for link in links)
+    levels = (machine.memory_hierarchy[0].name,) + tuple(link.lower for link in links)
     return compose_ecm(incore.t_ol, incore.t_nol, contributions, levels), links
 
 
@@ -129,8 +129,11 @@ def compute_ecm(kernel, machine, options=None) -> ECMResult:
     >>> round(result.t_mem, 2), result.saturation_cores, round(result.row(4).cycles_per_cl, 2)
     (20.76, 3, 8.76)
     """
+    from kerncraft.models.transfers import check_core_count
+
     options = as_options(options)
     predictor, cores = options.cache_predictor, options.cores
+    check_core_count(machine, cores)   # the scaling table has a row per core
     unit = options.unit or "cy/CL"
     incore = incore_for(kernel, machine, options)
     traffic = predict_traffic(kernel, machine, predictor, cores=1)

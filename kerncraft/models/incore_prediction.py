@@ -189,7 +189,9 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     ``incore_model`` is ``kerncraft`` (default), ``LLVM-MCA`` or ``OSACA``.
     """
     from kerncraft.build.compiler import select_compiler
+    from kerncraft.kernel.binding import check_loops_run
 
+    check_loops_run(kernel)   # an empty loop range has no iteration to analyse
     if incore_model not in (None, "kerncraft"):
         from kerncraft.incore.backends import canonical_backend
     tool = "kerncraft" if incore_model in (None, "kerncraft") else canonical_backend(incore_model)
@@ -272,7 +274,13 @@ def _binding_key(kernel) -> tuple[tuple[str, int], ...]:
     kernel source instead of once per -D point.
     """
     from kerncraft.build.codegen import constant_values, stride_constants
+    from kerncraft.kernel.limits import deep_recursion
 
+    with deep_recursion():   # the generator walks the AST recursively (long sums)
+        return _stride_binding_key(kernel, constant_values, stride_constants)
+
+
+def _stride_binding_key(kernel, constant_values, stride_constants) -> tuple[tuple[str, int], ...]:
     if not kernel.source:
         return tuple(sorted((k, v) for k, v in constant_values(kernel).items() if v is not None))
     key = (kernel.source, kernel.filename, tuple(kernel.constant_names))
@@ -289,13 +297,16 @@ def _generated_c(kernel, literals: tuple) -> str:
     """``codegen.generate_c(kernel)``, once per kernel source and literal values
     (run-time constants do not appear in the text, see :mod:`kerncraft.build.codegen`)."""
     from kerncraft.build.codegen import generate_c
+    from kerncraft.kernel.limits import deep_recursion
 
     if not kernel.source:
-        return generate_c(kernel)
+        with deep_recursion():
+            return generate_c(kernel)
     key = (kernel.source, kernel.filename, tuple(kernel.constant_names), literals)
     text = _C_SOURCES.get(key)
     if text is None:
-        text = generate_c(kernel)
+        with deep_recursion():   # the generator walks the AST recursively (long sums)
+            text = generate_c(kernel)
         _remember(_C_SOURCES, key, text)
     return text
 

@@ -58,7 +58,8 @@ def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]
     if sum(mix) == 0:
         mix = (1, 0, 0)
     flops_per_unit = kernel.total_flops * traffic.unit_of_work_iterations
-    volumes = [("L1", l1_bytes_per_unit(kernel, traffic.unit_of_work_iterations), False)]
+    first = machine.memory_hierarchy[0].name   # 'L1', whatever the file calls it
+    volumes = [(first, l1_bytes_per_unit(kernel, traffic.unit_of_work_iterations), False)]
     allocate = any(lvl.geometry.write_allocate for lvl in machine.cache_levels)
     victim_levels = {lvl.geometry.victims_to for lvl in machine.cache_levels}
     volumes += [(link.lower, link.total_bytes, allocate) for link in transfer_volumes(traffic)]
@@ -131,7 +132,8 @@ def compute_roofline_asm(kernel, machine, options=None) -> RooflineResult:
     unit = _unit_for(kernel, options)
     incore = incore_for(kernel, machine, options)
     traffic = predict_traffic(kernel, machine, predictor, cores=cores)
-    levels = [lvl for lvl in roofline_levels(kernel, machine, traffic, cores) if lvl.level != "L1"]
+    first = machine.memory_hierarchy[0].name
+    levels = [lvl for lvl in roofline_levels(kernel, machine, traffic, cores) if lvl.level != first]
     compute = max(incore.t_ol, incore.t_nol) / cores
     bottleneck = max(levels, key=lambda lvl: lvl.cycles)
     limit = max(bottleneck.cycles, compute)

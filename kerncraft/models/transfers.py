@@ -125,7 +125,15 @@ TrafficPredictor = Callable[..., TrafficResult]
 
 def predict_traffic(kernel, machine: MachineModel, predictor: str = "LC",
                     cores: int = 1) -> TrafficResult:
-    """Run the chosen data-traffic predictor ('LC' or 'SIM') on a bound kernel."""
+    """Run the chosen data-traffic predictor ('LC' or 'SIM') on a bound kernel.
+
+    More cores than the machine has is an error (a share of a cache per core is
+    undefined beyond that, and the ECM scaling table would get a row per core).
+    """
+    from kerncraft.kernel.binding import check_loops_run
+
+    check_core_count(machine, cores)
+    check_loops_run(kernel)
     if predictor == "LC":
         from kerncraft.cache.layer_conditions import predict_traffic_lc
         return predict_traffic_lc(kernel, machine, cores=cores)
@@ -133,3 +141,12 @@ def predict_traffic(kernel, machine: MachineModel, predictor: str = "LC",
         from kerncraft.cache.sim_predictor import predict_traffic_sim
         return predict_traffic_sim(kernel, machine, cores=cores)
     raise KerncraftError(f"unknown cache predictor {predictor!r} (choose LC or SIM)")
+
+
+def check_core_count(machine: MachineModel, cores: int) -> None:
+    """Refuse more cores than the machine file describes (all its sockets)."""
+    total = machine.sockets * machine.cores_per_socket
+    if cores > total:
+        raise KerncraftError(f"{cores} cores requested, but the machine file describes "
+                             f"{machine.sockets} socket(s) of {machine.cores_per_socket} cores "
+                             f"({total} cores)")

@@ -59,12 +59,18 @@ def to_json(obj: Any, indent: int | None = 2) -> str:
     >>> to_json([ScalingRow(1, 2.0, 2.0, False)], indent=None)
     '[{"cores": 1, "cycles_per_cl": 2.0, "value": 2.0, "memory_bound": false}]'
     """
-    return json.dumps(_plain(obj), indent=indent, default=str)
+    return json.dumps(finite_or_null(_plain(obj)), indent=indent, default=str,
+                      allow_nan=False)
 
 
 def write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
-    """Write ``document`` to the file ``target``, or to ``out`` for ``-``."""
-    text = json.dumps(document, indent=2, sort_keys=False, default=str)
+    """Write ``document`` to the file ``target``, or to ``out`` for ``-``.
+
+    Non-finite numbers (an unbounded arithmetic intensity of a level that moves
+    no bytes) are written as ``null``: JSON has no such numbers (``docs/json.md``).
+    """
+    text = json.dumps(finite_or_null(document), indent=2, sort_keys=False, default=str,
+                      allow_nan=False)
     if target == "-":
         print(text, file=out)
         return
@@ -73,3 +79,23 @@ def write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
             handle.write(text + "\n")
     except OSError as exc:
         raise KerncraftError(f"cannot write JSON file {target}: {exc.strerror}") from exc
+
+
+def finite_or_null(obj: Any) -> Any:
+    """``obj`` with every non-finite float (inf, -inf, nan) replaced by None,
+    in dicts, lists and tuples at any depth; other values are kept as they are.
+
+    >>> finite_or_null({"a": float("inf"), "b": [1.5, float("nan")]})
+    {'a': None, 'b': [1.5, None]}
+    """
+    import math
+
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Mapping):
+        return {key: finite_or_null(value) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite_or_null(item) for item in obj]
+    if hasattr(obj, "to_dict"):
+        return finite_or_null(obj.to_dict())
+    return obj

@@ -149,7 +149,7 @@ INCORE = {
     Optional("notes"): [str]}
 
 ROOFLINE_LEVEL = {"level": str, "bytes": NUMBER, "bandwidth": NUMBER, "benchmark_kernel": str,
-                  "cycles_per_cl": NUMBER, "arithmetic_intensity": NUMBER}
+                  "cycles_per_cl": NUMBER, "arithmetic_intensity": MAYBE_NUMBER}
 
 # ---------------------------------------------------------------- one per model
 
@@ -169,7 +169,7 @@ ECM_CPU = {"unit": str, **INCORE}
 ROOFLINE_FLOP = {
     "predictor": str, "cores": int, "unit": str, "precision": str,
     "peak_flops_per_cycle": NUMBER, "compute_cycles_per_cl": NUMBER,
-    "levels": [ROOFLINE_LEVEL], "bottleneck": str, "arithmetic_intensity": NUMBER,
+    "levels": [ROOFLINE_LEVEL], "bottleneck": str, "arithmetic_intensity": MAYBE_NUMBER,
     "cycles_per_cl": NUMBER, "performance": NUMBER, "traffic": TRAFFIC}
 
 ROOFLINE_ASM = {
