@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Union
 
 from kerncraft.errors import KerncraftError, SourceLocation
 from kerncraft.options import AnalysisOptions
+from kerncraft.resources import bundled_kernel, bundled_kernel_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from kerncraft.kernel.model import KernelModel
@@ -66,7 +67,11 @@ def read_kernel_file(path_text: str | Path) -> str:
     """The text of a kernel file, with one clear error when it cannot be read."""
     path = Path(path_text)
     if not path.exists():
-        raise KerncraftError(f"kernel file not found: {path_text}")
+        path = bundled_kernel(path_text) or path   # 'kernels/triad.c' from any folder
+    if not path.exists():
+        names = ", ".join(bundled_kernel_names())
+        raise KerncraftError(f"kernel file not found: {path_text}"
+                             + (f" (bundled kernels: {names})" if names else ""))
     if path.is_dir():
         raise KerncraftError(f"kernel path is a directory, not a file: {path_text}")
     try:

@@ -43,6 +43,7 @@ from typing import Any, Callable, Mapping, Sequence, TextIO
 from kerncraft.bench.validate_notes import explain, fact_notes, report_notes
 from kerncraft.bench.validate_sizes import LEVELS, SizeChoice, choose_size, level_targets
 from kerncraft.errors import KerncraftError
+from kerncraft.resources import bundled_dir
 from kerncraft.models.compare import predicted_cycles, relative_error
 
 __all__ = ["DEFAULT_KERNELS", "QUICK_KERNELS", "KERNEL_DIR", "RunOptions", "Measurement",
@@ -57,7 +58,7 @@ DEFAULT_KERNELS = ("copy", "add", "update", "daxpy", "triad", "striad", "sum_red
 #: --quick: one kernel per kind (1D store streams, a reduction with a latency chain,
 #: 2D and 3D stencils, matvec with its row restarts).
 QUICK_KERNELS = ("copy", "triad", "sum_reduction", "2d-5pt", "3d-7pt", "matvec")
-KERNEL_DIR = Path(__file__).resolve().parents[2] / "kernels"
+KERNEL_DIR = bundled_dir("kernels")
 WITHIN = 0.10
 
 

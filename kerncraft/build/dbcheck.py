@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from kerncraft.resources import bundled_dir
+
 __all__ = ["ARCH_EXTRA_FLAGS", "ARCH_TARGETS", "DbCheck", "check_database", "format_check",
            "kernel_files", "unknown_kernel_forms"]
 
@@ -124,7 +126,7 @@ def _structure(check: DbCheck, model: Any, path: Path) -> None:
 def kernel_files(directory: str | Path | None = None) -> list[Path]:
     """The bundled kernels (``kernels/*.c`` next to the package)."""
     if directory is None:
-        directory = Path(__file__).resolve().parents[2] / "kernels"
+        directory = bundled_dir("kernels")
     return sorted(Path(directory).glob("*.c"))
 
 

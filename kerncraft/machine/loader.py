@@ -82,8 +82,9 @@ _PLACEHOLDER = re.compile(r"INFOR\w*_REQUIRED")
 # ------------------------------------------------------------ name resolution
 
 def bundled_machine_dir() -> Path:
-    """``<repo>/machine-files`` (the package is installed in editable mode)."""
-    return Path(__file__).resolve().parents[2] / "machine-files"
+    """The bundled ``machine-files/`` (see :mod:`kerncraft.resources`)."""
+    from kerncraft.resources import bundled_dir
+    return bundled_dir("machine-files")
 
 
 def machine_search_dirs() -> list[Path]:
