@@ -101,7 +101,7 @@ def _checked_setup(kernel, machine, cores: int, cpus: Sequence[int] | None,
     (kerncraft/bench/hostcheck.py), the constants are bound and the cores exist."""
     from kerncraft.bench.hostcheck import check_cpu_features, check_machine_isa
     from kerncraft.bench.timing import require_x86_64_linux
-    from kerncraft.build.compiler import select_compiler
+    from kerncraft.build.compiler import kernel_flags, select_compiler
 
     check_machine_isa(machine)
     require_x86_64_linux("the benchmark mode")
@@ -115,6 +115,7 @@ def _checked_setup(kernel, machine, cores: int, cpus: Sequence[int] | None,
     if len(cpus) != cores:
         raise KerncraftError(f"{cores} core(s) need as many CPUs, got {list(cpus)}")
     name, chosen = select_compiler(machine, compiler, flags)
+    chosen = kernel_flags(kernel, name, chosen)
     check_cpu_features(name, chosen)
     return per_repetition, cpus, name, chosen
 

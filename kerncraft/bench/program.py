@@ -281,7 +281,7 @@ def build_benchmark(kernel, *, compiler: str, flags: Sequence[str], threads: int
     kept = clean_flags(flags)[0]
     openmp = ("-fopenmp",) if threads > 1 else ()
     marker = ("-DKC_LIKWID", "-DLIKWID_PERFMON") if likwid else ()
-    libraries = ("-llikwid",) if likwid else ()
+    libraries = (("-llikwid",) if likwid else ()) + (("-lm",) if kernel.math_calls else ())
     units = [("kernel.c", source, (*kept, *openmp)),
              ("support.c", SUPPORT_C, ("-O2", *_SUPPORT_RENAMES)),
              ("timer.c", TIMER_C, ("-O2", *openmp, *marker))]

@@ -313,7 +313,8 @@ def generate_c(kernel: KernelModel, *, bindings: Mapping[str, int] | None = None
     body.extend(f"free(kc_{d.name}_base);" for d in decls if d.name in heap)
     body.append("return 0;")
 
-    header = _PROLOGUE + (_BENCHMARK_DECLS if for_benchmark else "")
+    header = (_PROLOGUE + ("#include <math.h>\n" if kernel.math_calls else "")
+              + (_BENCHMARK_DECLS if for_benchmark else ""))
     # Only the base name: the program text (and so the compile cache key) does
     # not depend on where the kernel file lives.
     name = os.path.basename(kernel.filename or "kernel").replace("*/", "* /")

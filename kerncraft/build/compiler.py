@@ -39,7 +39,8 @@ from typing import Sequence
 from kerncraft.diskcache import atomic_write, cache_directory
 from kerncraft.errors import ToolError
 
-__all__ = ["CompiledAssembly", "compile_to_assembly", "compile_kernel", "select_compiler", "clean_flags",
+__all__ = ["CompiledAssembly", "compile_to_assembly", "compile_kernel", "kernel_flags",
+           "select_compiler", "clean_flags",
            "cache_directory", "find_compiler", "COMPILE_TIMEOUT"]
 
 #: Seconds before a hanging compiler is given up on.
@@ -245,6 +246,26 @@ def _store(entry: Path, text: str) -> bool:
     return atomic_write(entry, text)
 
 
+def kernel_flags(kernel, compiler: str, flags: Sequence[str]) -> tuple[str, ...]:
+    """The flags for compiling ``kernel``: ``flags``, plus what math calls need.
+
+    Machine files pass ``-ffreestanding`` so that gcc does not turn loops into
+    ``memset``/``memcpy`` calls; it also switches off the compiler's knowledge of
+    ``sqrt``, ``exp`` ... (``-fno-builtin``), so a kernel calling them would be
+    analysed as an opaque library call. With math calls we give that knowledge back
+    (``-fbuiltin``: gcc then inlines ``vsqrtsd``, keeping the C semantics including
+    errno), and keep the loop-to-library-call transformation off explicitly for gcc
+    (``-fno-tree-loop-distribute-patterns``).
+    """
+    flags = tuple(flags)
+    if not getattr(kernel, "math_calls", None) or "-ffreestanding" not in flags:
+        return flags
+    extra = ["-fbuiltin"]
+    if "clang" not in os.path.basename(compiler):
+        extra.append("-fno-tree-loop-distribute-patterns")
+    return flags + tuple(f for f in extra if f not in flags)
+
+
 def compile_kernel(kernel, machine=None, *, compiler: str | None = None,
                    flags: str | Sequence[str] | None = None,
                    constants: str = "auto") -> CompiledAssembly:
@@ -254,4 +275,5 @@ def compile_kernel(kernel, machine=None, *, compiler: str | None = None,
     from kerncraft.build.codegen import generate_c
 
     name, chosen_flags = select_compiler(machine, compiler, flags)
-    return compile_to_assembly(generate_c(kernel, constants=constants), name, chosen_flags)
+    return compile_to_assembly(generate_c(kernel, constants=constants), name,
+                               kernel_flags(kernel, name, chosen_flags))

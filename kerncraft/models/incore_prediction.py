@@ -188,7 +188,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
 
     ``incore_model`` is ``kerncraft`` (default), ``LLVM-MCA`` or ``OSACA``.
     """
-    from kerncraft.build.compiler import select_compiler
+    from kerncraft.build.compiler import kernel_flags, select_compiler
     from kerncraft.kernel.binding import check_loops_run
 
     check_loops_run(kernel)   # an empty loop range has no iteration to analyse
@@ -201,7 +201,8 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
         arch = tool_architecture(machine, tool)
     tool_id = _tool_identity(tool)      # not installed: one clear error before compiling
     name, chosen_flags = select_compiler(machine, compiler, flags)
-    flag_text = chosen_flags if isinstance(chosen_flags, str) else " ".join(chosen_flags)
+    chosen_flags = kernel_flags(kernel, name, chosen_flags)
+    flag_text = " ".join(chosen_flags)
     literals = _binding_key(kernel)
     c_source = _generated_c(kernel, literals)
     selection, analysis, ports = _analyse_source(c_source, kernel.source, kernel.filename,
