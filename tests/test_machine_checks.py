@@ -194,3 +194,29 @@ def test_json_never_holds_a_non_finite_number(tmp_path, capsys):
     levels = document["points"][0]["models"]["RooflineFLOP"]["levels"]
     assert code == 0
     assert [lvl["arithmetic_intensity"] for lvl in levels][1:] == [None, None, None]
+
+
+def test_a_level_that_loads_from_a_level_above_is_refused(tmp_path):
+    # fuzz input 289 (seed 15) swapped the names of L1 and L3: an IndexError in the LC
+    text = CSX_TEXT.replace("level: L1", "level: @@").replace("level: L3", "level: L1") \
+        .replace("level: @@", "level: L3")
+    path, error = load_error(tmp_path, text)
+    assert error == (f"{located(path, text, 'store_to: L3')}: memory hierarchy[1].cache per "
+                     "group.store_to: must name a level below L2 (L1, MEM), got 'L3'")
+
+
+def test_missing_measurements_of_a_level_are_located(tmp_path, capsys):
+    # fuzz input 35 (seed 15): a truncated file lost the L3 measurements
+    cut = CSX_TEXT.index("\n    L3:", CSX_TEXT.index("measurements:"))
+    text = CSX_TEXT[:cut] + "\n"
+    path = tmp_path / "m.yml"
+    path.write_text(text)
+    code = main(["-p", "RooflineFLOP", "-m", str(path), str(REPO / "kernels" / "copy.c"),
+                 "-D", "N", "20"])
+    first = text.index("L1:", text.index("measurements:"))   # the mapping that lacks L3
+    line = text.count("\n", 0, first) + 1
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"kerncraft: error: {path}:{line}:{first - text.rfind(chr(10), 0, first)}: "
+        "benchmarks.measurements.L3: no benchmark measurements for level 'L3' (measured "
+        "levels: L1, L2)\n")

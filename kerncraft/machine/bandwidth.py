@@ -122,12 +122,13 @@ def _pick_measurement(machine: MachineModel, level: str, threads_per_core: int
                       ) -> tuple[BandwidthMeasurement, str | None]:
     entries = machine.measurements_for(level)
     if not entries:
+        from kerncraft.machine.checks import missing_field_error
+
         known = sorted({m.level for m in machine.measurements})
-        raise MachineFileError(
+        raise missing_field_error(   # located at 'measurements' (or the nearest parent)
+            machine.path, ("benchmarks", "measurements", level),
             f"no benchmark measurements for level {level!r} "
-            f"(measured levels: {', '.join(known) or 'none'})",
-            SourceLocation(machine.path) if machine.path else None,
-            yaml_path="benchmarks.measurements")
+            f"(measured levels: {', '.join(known) or 'none'})")
     best = min(entries, key=lambda m: (abs(m.threads_per_core - threads_per_core),
                                        m.threads_per_core))
     if best.threads_per_core == threads_per_core:
@@ -140,10 +141,11 @@ def _choose_kernel(machine: MachineModel, level: str, measurement: BandwidthMeas
                    wanted: tuple[int, int, int]) -> str:
     candidates = [name for name in machine.benchmark_kernels if name in measurement.results]
     if not candidates:
-        raise MachineFileError(f"the measurements for level {level!r} name no benchmark kernel "
-                               "listed under benchmarks.kernels",
-                               SourceLocation(machine.path) if machine.path else None,
-                               yaml_path=f"benchmarks.measurements.{level}")
+        from kerncraft.machine.checks import missing_field_error
+
+        raise missing_field_error(machine.path, ("benchmarks", "measurements", level),
+                                  f"the measurements for level {level!r} name no benchmark "
+                                  "kernel listed under benchmarks.kernels")
     order = {name: i for i, name in enumerate(candidates)}
     return min(candidates, key=lambda name: (
         mix_distance(wanted, stream_classes(machine.benchmark_kernels[name])), order[name]))

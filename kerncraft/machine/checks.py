@@ -17,6 +17,7 @@ The rules
 * ``cacheline size`` and every ``cl_size``: a power of two from
   :data:`MIN_LINE` (one double) to :data:`MAX_LINE` bytes, and not larger than
   the cache it belongs to.
+* ``load_from``, ``store_to``, ``victims_to``: a level below the one they belong to.
 * cache sizes (``size per group``): positive; each cache level at least as large as
   the one above it; where the geometry is given, ``size per group`` must lie
   between half of ``sets * ways * cl_size`` and that product (a published
@@ -89,8 +90,10 @@ def check_machine(root: Field, machine) -> None:
     _check_flops(root.get("FLOPs per cycle"), machine)
     entries = root.require("memory hierarchy").items()
     previous = None
-    for entry, level in zip(entries, machine.memory_hierarchy):
+    names = [level.name for level in machine.memory_hierarchy]
+    for position, (entry, level) in enumerate(zip(entries, machine.memory_hierarchy)):
         _check_level(entry, level, machine.cacheline_size)
+        _check_references(entry, names[position + 1:])
         if level.size_per_group is not None:
             if previous is not None and level.size_per_group < previous.size_per_group:
                 raise _size_field(entry).error(
@@ -131,6 +134,17 @@ def _check_level(entry: Field, level, cacheline: int) -> None:
         field = entry.get(key)
         if field is not None:
             _not_negative(field, field.as_float(), key)
+
+
+def _check_references(entry: Field, below: list[str]) -> None:
+    """``load_from``, ``store_to`` and ``victims_to`` must name a level below this one
+    (a level above or itself made the traffic predictors loop or index past the end)."""
+    cache = entry.get("cache per group")
+    for key in ("load_from", "store_to", "victims_to"):
+        field = None if cache is None else cache.get(key)
+        if field is not None and field.as_str() not in below:
+            raise field.error(f"must name a level below {entry.require('level').as_str()} "
+                              f"({', '.join(below) or 'none'}), got {field.as_str()!r}")
 
 
 def _check_flops(field: Field | None, machine) -> None:

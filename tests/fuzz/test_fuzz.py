@@ -1,0 +1,32 @@
+"""The short fuzz run (issue 15): seeded inputs through the CLI and the API must
+end with exit code 0 or 2, no traceback, located errors, finite positive
+predictions and in bounded time. The long run is documented in runner.py."""
+from __future__ import annotations
+
+import time
+
+from fuzz.corpus import cases
+from fuzz.runner import run, summary
+
+
+def test_corpus_is_a_pure_function_of_the_seed():
+    first, again = cases(15, 40), cases(15, 40)
+    assert [(c.argv, c.kernel_text, c.machine_data) for c in first] == \
+        [(c.argv, c.kernel_text, c.machine_data) for c in again]
+    assert {c.mutated for c in first} == {"kernel", "machine", "cli"}
+    assert [c.argv for c in cases(16, 5)] != [c.argv for c in first[:5]]
+
+
+def test_short_run_of_300_inputs_has_no_findings():
+    start = time.perf_counter()
+    outcomes, _ = run(seed=15, count=300, seconds=10)
+    findings = [(o.index, o.problems) for o in outcomes if o.problems]
+    assert findings == [], summary(outcomes)
+    assert {o.code for o in outcomes} == {0, 2}
+    assert time.perf_counter() - start < 60
+
+
+def test_a_few_compiling_inputs_have_no_findings():
+    outcomes, chosen = run(seed=15, count=6, seconds=120, compile_share=1.0)
+    assert {case.argv[1] for case in chosen} <= {"ECM", "ECMCPU"}
+    assert [(o.index, o.problems) for o in outcomes if o.problems] == [], summary(outcomes)
