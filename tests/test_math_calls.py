@@ -58,3 +58,16 @@ def test_benchmark_of_a_math_kernel_links(monkeypatch):
     result = run_benchmark(kernel(SQRT), kerncraft.load_machine("ZEN2"), min_time=0.01,
                            repeats=1)
     assert result.cycles_per_cl > 0
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_function_call_in_the_loop_is_named_as_unmodelled():
+    """exp has no instruction: gcc calls the library; the report must say that the
+    prediction leaves the call's time out (it did not before)."""
+    result = kerncraft.analyze(SQRT.replace("sqrt", "exp"), "CSX", model="ECMCPU",
+                               defines={"N": 1000})
+    text = kerncraft.format_result(result)
+    assert ("note: the loop calls exp@PLT: only the call instruction is in the model, not the "
+            "time of the called function, so this prediction is a lower bound") in text
+    sqrt = kerncraft.analyze(SQRT, "CSX", model="ECMCPU", defines={"N": 1000})
+    assert "the loop calls" not in kerncraft.format_result(sqrt)

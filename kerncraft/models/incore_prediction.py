@@ -244,7 +244,21 @@ def _model_notes(kernel, selection, analysis, bounds: Mapping[str, float], sourc
         from kerncraft.incore.codeblocks import code_block_note
         notes.append(code_block_note(analysis.loop_layout, max(bounds[source], t_nol) / scale,
                                      arch))
+    notes.append(_call_note(analysis))
     return tuple(note for note in notes if note)
+
+
+def _call_note(analysis) -> str:
+    """The loop calls a function (a math function the compiler cannot inline, e.g.
+    ``exp``): only the call instruction is in the model, not the function's own time."""
+    called = sorted({(ins.text.split(None, 1)[1:] or [ins.mnemonic])[0].strip()
+                     for ins in getattr(analysis, "instructions", ())
+                     if ins.mnemonic.startswith("call") or ins.mnemonic in ("bl", "blr")})
+    if not called:
+        return ""
+    return (f"the loop calls {', '.join(str(c) for c in called)}: only the call instruction "
+            "is in the model, not the time of the called function, so this prediction is a "
+            "lower bound")
 
 
 def tool_architecture(machine, tool: str) -> str:
