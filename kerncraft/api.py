@@ -69,7 +69,9 @@ def read_kernel_file(path_text: str | Path) -> str:
     if not path.exists():
         path = bundled_kernel(path_text) or path   # 'kernels/triad.c' from any folder
     if not path.exists():
-        names = ", ".join(bundled_kernel_names())
+        # a bare name or kernels/NAME.c meant a bundled kernel: say which there are
+        names = (", ".join(bundled_kernel_names())
+                 if Path(path_text).parent in (Path("."), Path("kernels")) else "")
         raise KerncraftError(f"kernel file not found: {path_text}"
                              + (f" (bundled kernels: {names})" if names else ""))
     if path.is_dir():
