@@ -31,11 +31,25 @@ def test_plain_load_reads_its_address_registers():
 @pytest.mark.parametrize("text", ["ldr d0, [x1], #8", "ldr d0, [x1, #8]!"])
 def test_writeback_base_is_a_destination(text):
     """Post- and pre-index write the base back: it is read and written by the
-    instruction (the addition), and not routed through the load's address."""
+    instruction (the addition). The old base is the load's address, and the new
+    base is a separate result computed from the old base alone (issue 11)."""
     src, dst, addr = keys(text)
     assert dst == {"v0", "x1"}
     assert src == {"x1"}
-    assert addr == set()
+    assert addr == {"x1"}
+    f = flow(text)
+    assert f.separate_results == (("x1", frozenset({"x1"})),)
+    assert f.sources_of("x1") == {"x1"} and f.sources_of("v0") == {"x1"}
+
+
+def test_post_indexed_store_writeback_does_not_read_the_data():
+    """``stp q0, q1, [x8], #64``: x8 is written from the old x8 only; q0/q1 feed
+    the store (memory) but not the new base."""
+    f = flow("stp q0, q1, [x8], #64")
+    assert set(f.sources) == {"v0", "v1", "x8"} and set(f.destinations) == {"x8"}
+    assert f.sources_of("x8") == {"x8"}
+    f = flow("ld1 {v0.2d}, [x0], x2")             # register increment: base only
+    assert f.sources_of("x0") == {"x0", "x2"} and f.separate_only_sources == {"x2"}
 
 
 def test_store_reads_everything_and_writes_back_its_base():

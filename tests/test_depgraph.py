@@ -156,3 +156,40 @@ def test_store_then_load_in_same_iteration():
                       memory_reads=(slot,))]
     cp = critical_path(build_graph(flows, [C(0), C(0, 4)], store_forward_latency=5))
     assert cp.length == 5.0 and cp.instructions == (0, 1)
+
+
+def test_separate_address_result_does_not_wait_for_data():
+    """Issue 11: an instruction with separate address and data results.
+
+    ``fmul`` (6 cy) -> ``str d0, [x1], #8`` (writeback 1 cy) with the fmul reading
+    the value loaded from [x1] (4 cy). With every destination depending on every
+    source the new x1 waited for d0: x1 -> load 4 -> fmul 6 -> writeback 1 = 11 cy
+    per iteration. With x1 a separate result of the old x1 only: 1 cy.
+    """
+    mem = Memory(base=Register("x1"))
+    load = DataFlow(frozenset(), frozenset({"v0"}), frozenset({"x1"}), memory_reads=(mem,))
+    fmul = DataFlow(frozenset({"v0", "v2"}), frozenset({"v0"}))
+    store = DataFlow(frozenset({"v0", "x1"}), frozenset({"x1"}), frozenset({"x1"}),
+                     memory_writes=(mem,), separate_results=(("x1", frozenset({"x1"})),))
+    costs = [C(0, 4), C(6), C(1)]
+    graph = build_graph([load, fmul, store], costs)
+    assert max_cycle_ratio(graph) == 1.0
+    assert (2, "addr") in graph.nodes
+    # the data still reaches the store (for forwarding), the pointer never sees it
+    assert any(e.src == (1, "op") and e.dst == (2, "op") for e in graph.edges)
+    assert not any(e.dst == (2, "addr") and e.src[0] == 1 for e in graph.edges)
+    joined = DataFlow(store.sources, store.destinations, store.address_sources,
+                      memory_writes=(mem,))
+    assert max_cycle_ratio(build_graph([load, fmul, joined], costs)) == 11.0
+
+
+def test_x86_pop_moves_rsp_without_the_load_latency():
+    """``popq %rax``: rsp is a separate result (stack engine, cost.latency 0 on
+    SKX), so a pop loop's rsp chain is 0 cy, not the 5-cy load latency."""
+    from kerncraft.incore.analysis import analyze, load_model
+    from kerncraft.incore.x86.parser import parse_x86
+    body = [ln.instruction for ln in parse_x86("popq %rax\nimulq %rax, %rax\n"
+                                               "movq %rax, (%rdi)\n") if ln.instruction]
+    result = analyze(body, load_model("SKX"))
+    assert [(c.via, c.latency) for c in result.lcd_chains] == [(("rsp",), 0.0)]
+    assert result.critical_path == 8.0      # pop's load 5 + imul 3

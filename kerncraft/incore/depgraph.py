@@ -16,6 +16,16 @@ latency -- the load can start as soon as its address is known, long before the
 arithmetic inputs arrive (the load/arithmetic split of the thesis, Sect. 3.2.2).
 Without a memory read, address registers (``lea``, stores) feed the op node.
 
+An instruction with separate address and data results
+(``DataFlow.separate_results``: the written-back base of ``stp q0, q1, [x8], #64``,
+``rsp`` of ``push``/``pop``) gets a third node ``(i, 'addr')``: it reads only the
+sources of those results, writes them with the instruction's ``cost.latency``
+(the writeback latency of a composed AArch64 access, 0 for x86 stack-pointer
+updates), and its sources that are no address registers do not feed the op
+node. So the pointer chain of a post-indexed store costs the writeback latency
+per iteration and never waits for the stored data, while the data still flows
+into the store (and through memory to a later load).
+
 An edge ``u -> v`` means that ``v`` reads a key (register alias root or one
 status flag) last written by ``u``; its weight is the latency of the producer
 (``cost.latency`` for op nodes, ``cost.load_latency`` for load -> op).
@@ -84,8 +94,8 @@ __all__ = ["Node", "DepEdge", "DepGraph", "CriticalPath", "build_graph", "critic
            "edge_contributions", "Linear", "MemoryAccess", "MemoryDependency",
            "memory_accesses", "memory_dependencies", "DEFAULT_WINDOW"]
 
-Node = tuple[int, str]          # (instruction index, 'load' | 'op')
-_KIND_ORDER = {"load": 0, "op": 1}
+Node = tuple[int, str]          # (instruction index, 'load' | 'op' | 'addr')
+_KIND_ORDER = {"load": 0, "op": 1, "addr": 2}
 
 
 def _order(node: Node) -> tuple[int, int]:
@@ -171,12 +181,27 @@ class _Builder:
         else:
             data_keys = flow.sources | flow.address_sources
         self.nodes.append(op)
+        separate = dict(flow.separate_results)
         if not flow.breaks_dependency:
-            for key in sorted(data_keys):
+            for key in sorted(data_keys - flow.separate_only_sources):
                 self.read(key, op)
-        for key in flow.destinations:
+        for key in flow.destinations - separate.keys():
             self.last_writer[key] = (op, self.latency_of(op))
-        self.completion[op] = self.latency_of(op) if flow.destinations else 0.0
+        self.completion[op] = self.latency_of(op) if flow.destinations - separate.keys() \
+            else 0.0
+        if separate:
+            self.address_result(i, separate)
+
+    def address_result(self, i: int, separate: Mapping[str, frozenset[str]]) -> None:
+        """The ``(i, 'addr')`` node of the separate (address) results."""
+        node: Node = (i, "addr")
+        self.nodes.append(node)
+        for key in sorted(frozenset().union(*separate.values())):
+            self.read(key, node)
+        latency = self.latency_of((i, "op"))
+        for key in separate:
+            self.last_writer[key] = (node, latency)
+        self.completion[node] = latency
 
     def finish(self, memory: Sequence["MemoryDependency"] = ()) -> DepGraph:
         for key, dst in self.exposed:

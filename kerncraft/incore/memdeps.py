@@ -371,6 +371,15 @@ def _overlap(offset: int, load_width: int | None, store_width: int | None) -> tu
     return overlaps, overlaps and offset >= 0 and offset + load_width <= store_width
 
 
+def _store_latency(flow: DataFlow, cost: InstructionCost | None) -> float:
+    """ALU latency a store adds before its data can be forwarded: a read-modify-write
+    store's ``cost.latency``; 0 for a plain store, also when its ``cost.latency`` is
+    that of a separate address result (the writeback of ``str d0, [x1], #8``)."""
+    if cost is None or (flow.separate_results and not flow.memory_reads):
+        return 0.0
+    return float(cost.latency)
+
+
 def memory_dependencies(flows: Sequence[DataFlow], costs: Sequence[InstructionCost | None],
                         store_forward_latency: float, *,
                         instructions: Sequence[Instruction] | None = None,
@@ -421,8 +430,8 @@ def memory_dependencies(flows: Sequence[DataFlow], costs: Sequence[InstructionCo
                     continue
                 overlaps, inside = _overlap(delta.const, load.width, store.width)
                 if overlaps:
-                    cost = costs[store.instruction]
-                    lat = (cost.latency if cost is not None else 0.0) + store_forward_latency
+                    lat = _store_latency(flows[store.instruction],
+                                         costs[store.instruction]) + store_forward_latency
                     dep = MemoryDependency(store.instruction, load.instruction, d,
                                            memory_key(load.mem), delta.const, inside, float(lat))
                     break

@@ -171,6 +171,15 @@ class DataFlow:
     operands' addresses (they feed the load/store, not the arithmetic).
     ``breaks_dependency`` marks zero idioms (``vxorpd %x,%x,%x``) whose result
     does not depend on their register sources.
+
+    ``separate_results`` lists destinations that are computed from a subset of
+    the sources only, as ``(destination, its sources)`` pairs: the *address
+    results* of an instruction with separate address and data results (the
+    written-back base of ``str d5, [x14], #8`` depends on the old ``x14`` only, not
+    on ``d5``; ``rsp`` of ``push``/``pop``; ``rsi``/``rdi`` of string instructions).
+    Every other destination depends on all ``sources``. A source named there
+    that is not an address source (the increment register of ``[x0], x2``)
+    feeds only those destinations.
     """
 
     sources: frozenset[str]
@@ -179,6 +188,20 @@ class DataFlow:
     memory_reads: tuple[Memory, ...] = ()
     memory_writes: tuple[Memory, ...] = ()
     breaks_dependency: bool = False
+    separate_results: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def sources_of(self, destination: str) -> frozenset[str]:
+        """The sources ``destination`` depends on (all sources unless separate)."""
+        for key, srcs in self.separate_results:
+            if key == destination:
+                return srcs
+        return self.sources
+
+    @property
+    def separate_only_sources(self) -> frozenset[str]:
+        """Sources read only for the separate results (see the class docstring)."""
+        used = frozenset().union(*(s for _, s in self.separate_results))
+        return used - self.address_sources
 
 
 @dataclass
@@ -192,10 +215,20 @@ class DataFlowBuilder:
     reads: list[Memory] = field(default_factory=list)
     writes: list[Memory] = field(default_factory=list)
     breaks: bool = False
+    separate: dict[str, set[str]] = field(default_factory=dict)
+
+    def separate_result(self, destination: str, sources: set[str] | frozenset[str]) -> None:
+        """Record ``destination`` as written from ``sources`` only (an address result);
+        both are added to the destinations and sources as well."""
+        self.destinations.add(destination)
+        self.sources.update(sources)
+        self.separate.setdefault(destination, set()).update(sources)
 
     def freeze(self) -> DataFlow:
         return DataFlow(sources=frozenset(self.sources),
                         destinations=frozenset(self.destinations),
                         address_sources=frozenset(self.address),
                         memory_reads=tuple(self.reads), memory_writes=tuple(self.writes),
-                        breaks_dependency=self.breaks)
+                        breaks_dependency=self.breaks,
+                        separate_results=tuple(sorted(
+                            (k, frozenset(v)) for k, v in self.separate.items())))

@@ -219,7 +219,7 @@ def _quote(text: str) -> str:
 
 
 def _node_id(node: Node) -> str:
-    return f"i{node[0]}" + ("L" if node[1] == "load" else "")
+    return f"i{node[0]}" + {"load": "L", "addr": "A"}.get(node[1], "")
 
 
 def _graph_of(result: InCoreResult) -> DepGraph:
@@ -257,7 +257,7 @@ def dot_text(result: InCoreResult) -> str:
            f"  label={_quote(f'{result.arch}: ' + summary_line(result))};"]
     for node in graph.nodes:
         ins = result.instructions[node[0]]
-        label = (f"{ins.line_number}: load" if node[1] == "load"
+        label = (f"{ins.line_number}: {node[1]}" if node[1] in ("load", "addr")
                  else f"{ins.line_number}: {display_text(ins)}")
         attrs = [f"label={_quote(label)}"]
         if node in cp_nodes:

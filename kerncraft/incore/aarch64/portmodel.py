@@ -10,12 +10,13 @@ so only one rule is left to compose, and it is AArch64-specific:
 ``stp x29, x30, [sp, -16]!``) is the plain access plus an addition of the
 offset to the base register. Its cost is the table entry of the access form
 plus the database's pseudo-form ``writeback`` (uops and latency of that
-addition). In the dependency graph one instruction has one latency, and the
-semantics route the base register through the op node
-(:mod:`kerncraft.incore.aarch64.semantics`), so the composed form gets
-``latency = writeback latency`` (the base register is ready that much after
+addition). The semantics make the new base a separate result of the old base
+(:mod:`kerncraft.incore.aarch64.semantics`), which the dependency graph gives
+its own node with the instruction's ``latency``; the composed form therefore
+gets ``latency = writeback latency`` (the base register is ready that much after
 its old value) and the load part ``load_latency = data latency - writeback
-latency`` -- the loaded value still arrives after the full load latency.
+latency`` -- the loaded value (load node + op node) still arrives after the full
+load latency.
 A database without a ``writeback`` entry makes writebacks free (0 cycles, no uop).
 
 :func:`adapt_model` wraps a database whose YAML header says ``isa: aarch64``

@@ -24,13 +24,14 @@ is discarded.
 
 Memory: base and index registers are ``address_sources``. A **writeback**
 (pre-index ``[x0, #16]!``, post-index ``[x0], #16``) also makes the base a
-*source and destination*: the instruction computes ``base + offset`` and writes
-it back. The base of a writeback access is then deliberately *not* an address
-source: the dependency graph gives one latency per instruction node and routes
-address sources through the load node, so a post-increment chain would cost
-the load latency per iteration; through the op node it costs the writeback
-latency the database assigns (see ``aarch64.portmodel``), which is what the
-hardware needs to advance the pointer.
+*destination* computed from the old base only -- a separate result
+(``DataFlow.separate_results``): the new ``x0`` does not wait for the stored data
+of ``str d5, [x0], #8`` nor for the loaded value of ``ldr``; a register increment
+(``ld1 {v0.2d}, [x0], x2``) is a source of that result only. The dependency
+graph gives the separate result its own node with the writeback latency the
+database assigns (see ``aarch64.portmodel``), so a post-increment chain costs
+what the hardware needs to advance the pointer, while loaded data still waits
+for the full load latency from the old base.
 
 SVE merging predication (``p0/m``) reads the destination (inactive elements keep
 their value). Zero idioms (``eor v0.16b, v0.16b, v0.16b``) read nothing.
@@ -109,11 +110,9 @@ class _Flow(DataFlowBuilder):
         for part, is_base in ((mem.base, True), (mem.index, False)):
             if part is None or (root := _root(part)) is None:
                 continue
+            self.address.add(root)
             if is_base and wb:
-                self.sources.add(root)
-                self.destinations.add(root)
-            else:
-                self.address.add(root)
+                self.separate_result(root, {root})
         if "r" in role:              # role 'a' (prefetch): the address only
             self.reads.append(mem)
         if "w" in role:
@@ -240,6 +239,21 @@ def dataflow(instr: Instruction) -> DataFlow:
             flow.reg(op, role)
         elif isinstance(op, Memory):
             flow.memory(op, role)
+    _register_increment(instr, flow)
     _apply_implicit(instr, flow)
     _apply_idioms(instr, flow)
     return flow.freeze()
+
+
+def _register_increment(instr: Instruction, flow: _Flow) -> None:
+    """``ld1 {v0.2d}, [x0], x2``: the register after a post-indexed memory operand
+    is the increment, a source of the written-back base only."""
+    mem_at = next((i for i, op in enumerate(instr.operands)
+                   if isinstance(op, Memory) and op.post_index is not None), None)
+    if mem_at is None or not (is_load(instr.mnemonic) or is_store(instr.mnemonic)):
+        return
+    base = instr.operands[mem_at].base
+    root = _root(base) if base is not None else None
+    for op in instr.operands[mem_at + 1:]:
+        if isinstance(op, Register) and root is not None and (inc := _root(op)) is not None:
+            flow.separate_result(root, {inc})

@@ -20,6 +20,11 @@ On top of that come the exception tables of :mod:`kerncraft.incore.x86.tables`
 * AVX-512 merge masking (``{%k1}`` without ``{z}``) reads the destination and the
   mask; zero masking (``{z}``) reads only the mask.
 
+Instructions with separate address and data results (``push``/``pop``/``call``/
+``ret`` move ``rsp``, string instructions advance ``rsi``/``rdi`` and, with ``rep``,
+count ``rcx``) declare those registers as ``DataFlow.separate_results``: they depend
+on their own old value only, not on the data stored or loaded.
+
 Memory operands: base/index registers are ``address_sources`` (RIP and segment
 registers are left out, they never carry a data dependency in a loop); a memory
 source is a ``memory_reads`` entry, a memory destination a ``memory_writes`` entry,
@@ -218,20 +223,18 @@ def _stack(instr: Instruction, core: str, flow: _Flow) -> list[str]:
     stack slot is a memory access (so store-to-load forwarding through the
     stack stays visible to a memory-dependency analysis)."""
     n = len(instr.operands)
-    flow.sources.add("rsp")
-    flow.destinations.add("rsp")
+    if core == "leave":                 # mov %rbp,%rsp; pop %rbp
+        flow.read_reg("rbp")
+        flow.address.add("rbp")
+        flow.destinations.add("rbp")
+        flow.separate_result("rsp", {"rbp"})
+        flow.reads.append(Memory(base=Register("rbp")))
+        return []
+    flow.separate_result("rsp", {"rsp"})    # the stack pointer moves on its own
     flow.address.add("rsp")
     if core in ("push", "call", "pushf"):
         flow.writes.append(_stack_slot(-8))
         return ["r"] * n
-    if core == "leave":                 # mov %rbp,%rsp; pop %rbp
-        flow.address.discard("rsp")
-        flow.sources.discard("rsp")
-        flow.read_reg("rbp")
-        flow.address.add("rbp")
-        flow.destinations.add("rbp")
-        flow.reads.append(Memory(base=Register("rbp")))
-        return []
     flow.reads.append(_stack_slot(0))   # pop, ret, popf
     return ["w"] * n if core == "pop" else ["r"] * n
 
@@ -255,9 +258,8 @@ def _string_op(instr: Instruction, core: str, flow: _Flow) -> list[str]:
     uses_src = core in ("movs", "lods", "cmps")
     uses_dst = core in ("movs", "stos", "scas", "cmps")
     for reg, mem, used in (("rsi", src, uses_src), ("rdi", dst, uses_dst)):
-        if used:
-            flow.sources.add(reg)
-            flow.destinations.add(reg)
+        if used:                        # the pointers advance on their own
+            flow.separate_result(reg, {reg})
             flow.address.add(reg)
     if uses_src:
         flow.reads.append(src)
@@ -271,8 +273,7 @@ def _string_op(instr: Instruction, core: str, flow: _Flow) -> list[str]:
         flow.sources.add("rax")        # conservative: 8/16-bit loads merge
         flow.destinations.add("rax")
     if any(p.startswith("rep") for p in instr.mnemonic.split()[:-1]):
-        flow.sources.add("rcx")
-        flow.destinations.add("rcx")
+        flow.separate_result("rcx", {"rcx"})
     return ["r"] * len(instr.operands)
 
 
