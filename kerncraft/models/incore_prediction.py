@@ -244,19 +244,32 @@ def _model_notes(kernel, selection, analysis, bounds: Mapping[str, float], sourc
         from kerncraft.incore.codeblocks import code_block_note
         notes.append(code_block_note(analysis.loop_layout, max(bounds[source], t_nol) / scale,
                                      arch))
-    notes.append(_call_note(analysis))
+    # cached with the analysis (incore/result_cache.py): reading the instructions here
+    # would parse the assembly again on every warm run
+    notes += [note for note in analysis.notes if note.startswith(_CALL_NOTE)]
     return tuple(note for note in notes if note)
 
 
-def _call_note(analysis) -> str:
+_CALL_NOTE = "the loop calls "
+
+
+def _with_call_note(analysis, selection):
+    """The analysis with :func:`_call_note` among its notes (when the loop calls)."""
+    import dataclasses
+
+    note = _call_note(selection)
+    return dataclasses.replace(analysis, notes=analysis.notes + (note,)) if note else analysis
+
+
+def _call_note(selection) -> str:
     """The loop calls a function (a math function the compiler cannot inline, e.g.
     ``exp``): only the call instruction is in the model, not the function's own time."""
     called = sorted({(ins.text.split(None, 1)[1:] or [ins.mnemonic])[0].strip()
-                     for ins in getattr(analysis, "instructions", ())
+                     for ins in getattr(selection, "instructions", ())
                      if ins.mnemonic.startswith("call") or ins.mnemonic in ("bl", "blr")})
     if not called:
         return ""
-    return (f"the loop calls {', '.join(str(c) for c in called)}: only the call instruction "
+    return (f"{_CALL_NOTE}{', '.join(str(c) for c in called)}: only the call instruction "
             "is in the model, not the time of the called function, so this prediction is a "
             "lower bound")
 
@@ -422,7 +435,7 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
         if getattr(model, "code_block_bytes", None):
             analysis = _with_loop_layout(analysis, assembly, selection, compiler,
                                          model.code_block_bytes)
-        return selection, analysis, tuple(model.ports)
+        return selection, _with_call_note(analysis, selection), tuple(model.ports)
     from kerncraft.incore.backends import get_backend
 
     analysis = get_backend(tool).analyse(assembly, selection, arch,
