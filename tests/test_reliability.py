@@ -223,7 +223,7 @@ def test_huge_cores_per_socket_are_refused(tmp_path):
     with pytest.raises(MachineFileError) as info:
         load_machine(path)
     assert str(info.value) == (f"{path}:{line_col(CSX_TEXT, 'cores per socket: 20').split(':')[0]}"
-                               ":19: cores per socket: at most 4096 cores per socket are supported")
+                               ":19: cores per socket: at most 1024 cores per socket are supported")
 
 
 def test_line_split_period_of_a_range_longer_than_maxsize():
@@ -231,3 +231,30 @@ def test_line_split_period_of_a_range_longer_than_maxsize():
     huge = range(0, 10**30)
     assert _one_period(huge, 8, 64) == range(0, 8)
     assert _one_period(range(0, 20), 8, 64) == range(0, 20)
+
+
+# ------------------------------------------------------------ found by tests/fuzz (seed 15)
+
+@pytest.mark.parametrize("predictor", ["LC", "SIM"])
+def test_arrays_beyond_64_bit_addresses_are_a_located_error(capsys, predictor):
+    # fuzz inputs 452 and 8865: an OverflowError in the cache simulation's address walk
+    code, out, err = cli(capsys, "-p", "RooflineFLOP", "-P", predictor, "-m", CSX,
+                         REPO / "kernels" / "triad.c", "-D", "N", "99999999999999999999")
+    assert (code, out) == (2, "")
+    assert err == (f"kerncraft: error: {REPO / 'kernels' / 'triad.c'}:2:8: array 'a' has 8e+20 "
+                   "bytes with N=99999999999999999999; at most 2**62 bytes (4 EiB) can be "
+                   "addressed\n")
+
+
+def test_a_hierarchy_whose_last_level_is_not_mem_is_refused(tmp_path):
+    # fuzz inputs 3293 and 7005: a truncated file ended in a cache level (KeyError 'MEM')
+    l3 = CSX_TEXT.index("  - level: L3")
+    text = CSX_TEXT[:CSX_TEXT.index("    cache per group:", l3)]
+    path = tmp_path / "m.yml"
+    path.write_text(text)
+    with pytest.raises(MachineFileError) as info:
+        load_machine(path)
+    assert str(info.value) == (
+        f"{path}:{line_col(text, '  - level: L3', value=True)}: memory hierarchy[2].level: the "
+        "last level is main memory and must be named MEM (the models refer to it by that name), "
+        "got 'L3'")

@@ -451,10 +451,11 @@ def reuse_span(kernel, cl_size: int,
         if lo.free_symbols or hi.free_symbols:
             return None
         r = range(int(lo), int(hi), lp.step)
-        if not len(r):
+        count = len(r[:1 << 62])   # len() of a longer range overflows; a slice never does
+        if not count:
             return None
         firsts.append(r.start)
-        trips.append(len(r))
+        trips.append(count)
         steps.append(lp.step)
     layout = dict(layout) if layout is not None else layout_arrays(kernel)
     streams = build_streams(kernel, layout, cl_size)

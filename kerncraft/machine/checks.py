@@ -11,13 +11,17 @@ is a :class:`~kerncraft.errors.MachineFileError` at the offending node
 The rules
 ---------
 * ``clock``: finite, between 1 MHz and 1 THz.
-* ``cores per socket``, ``sockets``: at most :data:`MAX_CORES_PER_SOCKET` and
-  :data:`MAX_SOCKETS` (larger counts made analyses that go over every core count
-  run for minutes).
+* ``cores per socket``, ``sockets``: at most :data:`MAX_CORES_PER_SOCKET` (1024) and
+  :data:`MAX_SOCKETS` (16). The ECM scaling table has a row per core count up to
+  the requested one, and more cores than the file describes are refused
+  (:func:`kerncraft.models.transfers.check_core_count`), so the largest table
+  has 16,384 rows (about 6 s with the layer conditions); 100,000 cores per socket
+  made that search run for minutes.
 * ``cacheline size`` and every ``cl_size``: a power of two from
   :data:`MIN_LINE` (one double) to :data:`MAX_LINE` bytes, and not larger than
   the cache it belongs to.
-* ``load_from``, ``store_to``, ``victims_to``: a level below the one they belong to.
+* ``load_from``, ``store_to``, ``victims_to``: a level below the one they belong to;
+  the last level (main memory) is called ``MEM``.
 * cache sizes (``size per group``): positive; each cache level at least as large as
   the one above it; where the geometry is given, ``size per group`` must lie
   between half of ``sets * ways * cl_size`` and that product (a published
@@ -43,8 +47,8 @@ __all__ = ["MIN_LINE", "MAX_LINE", "MAX_CORES_PER_SOCKET", "MAX_SOCKETS", "line_
 
 MIN_LINE = 8
 MAX_LINE = 1 << 16
-MAX_CORES_PER_SOCKET = 4096
-MAX_SOCKETS = 64
+MAX_CORES_PER_SOCKET = 1024
+MAX_SOCKETS = 16
 _MIN_CLOCK, _MAX_CLOCK = 1e6, 1e12
 
 
@@ -89,6 +93,10 @@ def check_machine(root: Field, machine) -> None:
         raise root.require("sockets").error(f"at most {MAX_SOCKETS} sockets are supported")
     _check_flops(root.get("FLOPs per cycle"), machine)
     entries = root.require("memory hierarchy").items()
+    if machine.memory_level.name != "MEM":
+        raise entries[-1].require("level").error(
+            f"the last level is main memory and must be named MEM (the models refer to it "
+            f"by that name), got {machine.memory_level.name!r}")
     previous = None
     names = [level.name for level in machine.memory_hierarchy]
     for position, (entry, level) in enumerate(zip(entries, machine.memory_hierarchy)):

@@ -34,12 +34,12 @@ def compute_lc(kernel, machine, options=None) -> LCResult:
     >>> compute_lc(copy, csx).holding        # 160 MB: no reuse kept anywhere
     {'L1': 0, 'L2': 0, 'L3': 0}
     """
-    from kerncraft.kernel.binding import check_loops_run
+    from kerncraft.kernel.binding import check_bound_kernel
     from kerncraft.models.transfers import check_core_count
 
     options = as_options(options)
     check_core_count(machine, options.cores)
-    check_loops_run(kernel)
+    check_bound_kernel(kernel)
     analysis = analysis_for(kernel, machine, options.cores, options.cache_fill)
     bindings = {name: kernel.bindings[name] for name in analysis.constant_names
                 if name in kernel.bindings}

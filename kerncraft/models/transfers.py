@@ -130,10 +130,10 @@ def predict_traffic(kernel, machine: MachineModel, predictor: str = "LC",
     More cores than the machine has is an error (a share of a cache per core is
     undefined beyond that, and the ECM scaling table would get a row per core).
     """
-    from kerncraft.kernel.binding import check_loops_run
+    from kerncraft.kernel.binding import check_bound_kernel
 
     check_core_count(machine, cores)
-    check_loops_run(kernel)
+    check_bound_kernel(kernel)
     if predictor == "LC":
         from kerncraft.cache.layer_conditions import predict_traffic_lc
         return predict_traffic_lc(kernel, machine, cores=cores)
