@@ -94,6 +94,13 @@ class AnalysisOptions:
             raise KerncraftError(f"cores must be a positive integer, got {self.cores!r}")
         if self.unit is not None and self.unit not in UNITS:
             raise KerncraftError(f"unknown unit {self.unit!r} (choose from {', '.join(UNITS)})")
+        if isinstance(self.compiler_flags, str):   # split with shell quoting when compiling
+            import shlex
+            try:
+                shlex.split(self.compiler_flags)
+            except ValueError as exc:
+                raise KerncraftError(f"--compiler-flags {self.compiler_flags!r}: "
+                                     f"{str(exc).lower()}") from None
         object.__setattr__(self, "incore_model", canonical_incore_model(self.incore_model))
         object.__setattr__(self, "verbose", int(self.verbose or 0))
         if isinstance(self.cache_fill, Mapping):    # frozen all the way down

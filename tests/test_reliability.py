@@ -258,3 +258,16 @@ def test_a_hierarchy_whose_last_level_is_not_mem_is_refused(tmp_path):
         f"{path}:{line_col(text, '  - level: L3', value=True)}: memory hierarchy[2].level: the "
         "last level is main memory and must be named MEM (the models refer to it by that name), "
         "got 'L3'")
+
+
+def test_compiler_flags_with_an_unclosed_quote_are_an_error(tmp_path, capsys):
+    # the issue's ValueError in select_compiler (shlex.split)
+    code, out, err = cli(capsys, "-p", "ECMCPU", "-m", CSX, REPO / "kernels" / "copy.c",
+                         "-D", "N", "100", '--compiler-flags=-O3 "x')
+    assert (code, out) == (2, "")
+    assert err == "kerncraft: error: --compiler-flags '-O3 \"x': no closing quotation\n"
+    path = csx_with(tmp_path, "  - gcc: -O3 -march", '  - gcc: -O3 "-march')
+    with pytest.raises(MachineFileError) as info:
+        load_machine(path)
+    assert str(info.value) == (f"{path}:{line_col(path.read_text(), '- gcc: -O3', value=True)}: "
+                               "compiler.gcc: compiler flags: no closing quotation")

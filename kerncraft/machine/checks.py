@@ -22,6 +22,7 @@ The rules
   the cache it belongs to.
 * ``load_from``, ``store_to``, ``victims_to``: a level below the one they belong to;
   the last level (main memory) is called ``MEM``.
+* compiler flags: split by shell rules (no unclosed quote).
 * cache sizes (``size per group``): positive; each cache level at least as large as
   the one above it; where the geometry is given, ``size per group`` must lie
   between half of ``sets * ways * cl_size`` and that product (a published
@@ -92,6 +93,7 @@ def check_machine(root: Field, machine) -> None:
     if machine.sockets > MAX_SOCKETS:
         raise root.require("sockets").error(f"at most {MAX_SOCKETS} sockets are supported")
     _check_flops(root.get("FLOPs per cycle"), machine)
+    _check_compiler_flags(root.get("compiler"))
     entries = root.require("memory hierarchy").items()
     if machine.memory_level.name != "MEM":
         raise entries[-1].require("level").error(
@@ -153,6 +155,18 @@ def _check_references(entry: Field, below: list[str]) -> None:
         if field is not None and field.as_str() not in below:
             raise field.error(f"must name a level below {entry.require('level').as_str()} "
                               f"({', '.join(below) or 'none'}), got {field.as_str()!r}")
+
+
+def _check_compiler_flags(compilers: Field | None) -> None:
+    """Flags are split with shell quoting: an unclosed quote is an error here."""
+    import shlex
+
+    for _, flags in ([] if compilers is None else compilers.pairs()):
+        if not flags.is_null:
+            try:
+                shlex.split(flags.as_str())
+            except ValueError as exc:
+                raise flags.error(f"compiler flags: {str(exc).lower()}") from None
 
 
 def _check_flops(field: Field | None, machine) -> None:
