@@ -1,7 +1,7 @@
 """``kerncraft-incore``: analyse a marked assembly loop against a port model.
 
     kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
-                     [--fixed] [--ignore-unknown] [--unroll N]
+                     [--fixed] [--ignore-unknown] [--unroll N] [--simulate]
 
 Database tools (:mod:`kerncraft.build.dbcheck`, :mod:`kerncraft.bench.microbench`)::
 
@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="split every uop equally over its ports instead of optimal balancing")
     p.add_argument("--ignore-unknown", action="store_true",
                    help="count instruction forms missing from the database as zero")
+    p.add_argument("--simulate", action="store_true",
+                   help="also run the cycle-level scheduling simulation: simulated cycles per "
+                        "iteration, bottleneck variants, per-instruction waits")
     p.add_argument("--unroll", type=int, metavar="N", default=None,
                    help="source iterations per assembly iteration (adds per-iteration numbers)")
     return p
@@ -77,13 +80,20 @@ def _run(args: argparse.Namespace) -> int:
     model = resolve_model(args.arch)
     result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
                           ignore_unknown=args.ignore_unknown)
+    doc = to_json(result, unroll=args.unroll)
+    if args.simulate:
+        from kerncraft.incore.simulator_report import format_simulation, simulate
+        sim = simulate(result, model)
+        doc["simulation"] = sim.to_dict()
     if args.json == "-":
-        json.dump(to_json(result, unroll=args.unroll), sys.stdout, indent=2)
+        json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(format_report(result, unroll=args.unroll))
+        if args.simulate:
+            sys.stdout.write(format_simulation(sim))
         if args.json:
-            _write(args.json, json.dumps(to_json(result, unroll=args.unroll), indent=2) + "\n")
+            _write(args.json, json.dumps(doc, indent=2) + "\n")
     if args.export_graph:
         try:
             export_dot(result, args.export_graph)

@@ -1,0 +1,401 @@
+"""Cycle-level scheduling simulation of a loop body: the second in-core engine.
+
+The static bounds (:mod:`kerncraft.incore.analysis`) take the worst of port
+throughput, loop-carried dependencies and the front end, each on its own. This
+engine runs the loop for many iterations through a simple out-of-order core and
+measures cycles per iteration in the steady state, so resources that interfere
+(a dependency chain that keeps a port idle, a scheduler that fills up) show up.
+It is built after the scheduling simulation of the SUACA thesis (seed 002,
+Sect. 3): front-end width, scheduler capacity, greedy port choice, divider
+blocking, per-instruction waiting times and bottleneck variants.
+
+Machine (all from the port-model database, see ``databases/README.md``):
+
+* **Front end**: ``frontend_width`` fused-domain uops per cycle are allocated in
+  program order (the same fused-uop counts as the static front-end bound,
+  :func:`kerncraft.incore.analysis.fused_uops`; an instruction wider than what is
+  left of a cycle borrows from the next, so the average rate is exactly
+  ``width``). Retirement is in order at the same width.
+* **Reorder buffer**: at most ``rob_size`` fused uops are in flight (allocated,
+  not retired). **Scheduler**: at most ``scheduler_size`` unfused uops wait for
+  a port (default ``rob_size // 2``, an assumption: no database has the value).
+* **Dependencies**: the dependency graph of the static analysis
+  (:func:`kerncraft.incore.depgraph.build_graph`: registers, flags, the
+  load/arithmetic split, separate address results and store -> load
+  dependencies through memory with the store-forwarding latency), per node and
+  iteration: a node is ready ``weight`` cycles after its producer issued, the
+  producer ``distance`` iterations back for loop-carried edges. Load latencies
+  are the database's (edge load -> op).
+* **Ports**: a uop needs one cycle on one of its ports; a uop with ``cycles: n``
+  (divider pipes ``0DV``, ``FDIV``) occupies its port for ``n`` cycles, which is
+  how divider occupancy is modelled. Loads' AGU and data uops belong to the load
+  node of the instruction, all other uops to its op node.
+* **Issue** (each cycle): ready nodes in age order (oldest first) issue their
+  uops; **port choice**: among the uop's ports that are free this cycle, the one
+  with the fewest cycles assigned so far in the run (ties: database port order)
+  -- the least-used rule of SUACA. A node issues when its last uop got a port;
+  its result is available ``latency`` cycles later.
+
+Per instruction the run records the average *wait* (cycles from allocation to
+issue) split into the part spent waiting for operands (*dependency*, blamed on
+the producer that arrived last) and the part spent waiting for a port with the
+operands ready (*port*, blamed on the port it finally got).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from kerncraft.incore.depgraph import DepGraph
+from kerncraft.incore.model import InstructionCost
+
+__all__ = ["SimConfig", "SimRun", "InstructionWait", "SimProgram", "build_program",
+           "run_simulation", "default_iterations"]
+
+_EPS = 1e-9
+_INF = math.inf
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Resources of one simulation run. ``None`` widths/sizes mean unlimited."""
+
+    frontend_width: float | None = 4.0
+    rob_size: int | None = 224
+    scheduler_size: int | None = 112
+    ports_limited: bool = True        # False: every uop issues as soon as it is ready
+    dependencies: bool = True         # False: ignore every dependency edge
+    iterations: int | None = None     # default: default_iterations(body size)
+
+
+@dataclass(frozen=True)
+class InstructionWait:
+    """Average waiting of one instruction of the body (cycles per dynamic instance)."""
+
+    index: int
+    wait: float                  # allocation -> issue of its last node
+    dependency: float            # of which: operands not ready
+    port: float                  # of which: operands ready, no free port
+    waited_on: int | None        # instruction whose result arrived last (most often);
+    #                              -1: the load part of the same instruction
+    port_blamed: str | None      # port it waited for (most often)
+    caused: float                # cycles it made other instructions wait for its result
+
+
+@dataclass(frozen=True)
+class SimRun:
+    """Result of one simulation run (cycles per assembly iteration)."""
+
+    cycles_per_iteration: float
+    iterations: int
+    measured_from: int                       # first measured iteration (warm-up before)
+    total_cycles: float
+    port_cycles: Mapping[str, float]         # port -> busy cycles per iteration
+    uops_per_cycle: float
+    waits: tuple[InstructionWait, ...] = ()
+    frontend_stalls: Mapping[str, int] = field(default_factory=dict)  # cause -> cycles
+
+
+@dataclass(frozen=True)
+class SimNode:
+    """One dependency-graph node of the body with its uops and producers."""
+
+    instruction: int
+    kind: str
+    uops: tuple[tuple[tuple[str, ...], float], ...]   # (ports in database order, cycles)
+    producers: tuple[tuple[int, float, int], ...]     # (node index, weight, distance)
+    latency: float                                    # completion after issue
+
+
+@dataclass(frozen=True)
+class SimProgram:
+    """The loop body prepared for simulation."""
+
+    size: int                                   # instructions
+    nodes: tuple[SimNode, ...]
+    nodes_of: tuple[tuple[int, ...], ...]       # per instruction: its node indices
+    fused: tuple[int, ...]                      # fused-domain uops per instruction
+    unfused: tuple[int, ...]                    # scheduler entries per instruction
+    ports: tuple[str, ...]
+
+
+def default_iterations(size: int) -> int:
+    """Iterations to simulate: ~4000 dynamic instructions, 20 to 400 iterations."""
+    return max(20, min(400, math.ceil(4000 / max(1, size))))
+
+
+def _split_uops(cost: InstructionCost | None, has_load_node: bool, load_side: frozenset[str],
+                order: Mapping[str, int]) -> tuple[list, list]:
+    """(load-node uops, op-node uops) of one instruction."""
+    load, op = [], []
+    for u in (cost.uops if cost is not None else ()):
+        if not u.ports:
+            continue                                  # eliminated: no port needed
+        ports = tuple(sorted(u.ports, key=lambda p: order.get(p, len(order))))
+        target = load if has_load_node and set(u.ports) <= load_side else op
+        target.append((ports, float(u.cycles)))
+    return load, op
+
+
+def build_program(graph: DepGraph, costs: Sequence[InstructionCost | None],
+                  fused: Sequence[int], model: Any) -> SimProgram:
+    """Nodes, uops and producers of the body from the static dependency graph."""
+    ports = tuple(getattr(model, "ports", ()) or ())
+    order = {p: k for k, p in enumerate(ports)}
+    load_side = frozenset(getattr(model, "load_ports", ()) or ()) | \
+        frozenset(getattr(model, "load_data_ports", ()) or ())
+    index = {node: k for k, node in enumerate(graph.nodes)}
+    producers: dict[int, list[tuple[int, float, int]]] = {k: [] for k in range(len(index))}
+    for e in graph.edges:
+        producers[index[e.dst]].append((index[e.src], float(e.weight), int(e.distance)))
+    has_load = {n[0] for n in graph.nodes if n[1] == "load"}
+    split = [_split_uops(costs[i], i in has_load, load_side, order) for i in range(graph.size)]
+    nodes, nodes_of = [], [[] for _ in range(graph.size)]
+    for node in graph.nodes:
+        i, kind = node
+        cost = costs[i]
+        uops = split[i][0] if kind == "load" else split[i][1] if kind == "op" else []
+        if kind == "load":
+            latency = float(cost.load_latency) if cost is not None else 0.0
+        else:
+            latency = float(graph.completion.get(node, 0.0))
+        nodes_of[i].append(len(nodes))
+        nodes.append(SimNode(i, kind, tuple(uops), tuple(producers[index[node]]), latency))
+    unfused = tuple(len(split[i][0]) + len(split[i][1]) for i in range(graph.size))
+    return SimProgram(graph.size, tuple(nodes), tuple(tuple(n) for n in nodes_of),
+                      tuple(int(f) for f in fused), unfused, ports)
+
+
+class _Engine:
+    """State of one run; see the module docstring for the rules."""
+
+    def __init__(self, prog: SimProgram, cfg: SimConfig):
+        self.p, self.cfg = prog, cfg
+        self.iters = cfg.iterations or default_iterations(prog.size)
+        self.nn = len(prog.nodes)
+        total_nodes = self.nn * self.iters
+        self.issue = [-1.0] * total_nodes            # issue cycle of each dynamic node
+        self.ready = [-1.0] * total_nodes            # operands-ready cycle, once known
+        self.why = [-1] * total_nodes                # producer node (gid) that came last
+        self.left = [0] * total_nodes                # uops still without a port
+        self.port_got = [""] * total_nodes
+        self.alloc = [0.0] * (prog.size * self.iters)  # allocation cycle per instruction
+        self.port_free = {p: 0.0 for p in prog.ports}
+        self.usage = {p: 0.0 for p in prog.ports}
+        self.rs: list[int] = []                      # dispatched, not issued (age order)
+        self.rs_uops = 0
+        self.rob: list[int] = []                     # dispatched, not retired (age order)
+        self.rob_head = 0
+        self.rob_fill = 0
+        self.next_instr = 0
+        self.credit = 0.0
+        self.retire_credit = 0.0
+        self.retired_at: list[float] = []            # per retired instruction (global id)
+        self.stalls = {"reorder buffer": 0, "scheduler": 0}
+        self.now = 0.0
+
+    # ------------------------------------------------------------------ stages
+    def dispatch(self) -> bool:
+        """Allocate instructions in program order into ROB and scheduler."""
+        p, cfg, width = self.p, self.cfg, self.cfg.frontend_width
+        total = p.size * self.iters
+        if width is None:
+            self.credit = _INF
+        else:
+            self.credit = min(self.credit + width, width)
+        moved = False
+        while self.next_instr < total and self.credit > _EPS:
+            g = self.next_instr
+            i = g % p.size
+            f, u = p.fused[i], p.unfused[i]
+            if cfg.rob_size is not None and self.rob_fill + f > cfg.rob_size and self.rob_fill:
+                self.stalls["reorder buffer"] += 1
+                break
+            if cfg.scheduler_size is not None and self.rs_uops + u > cfg.scheduler_size \
+                    and self.rs_uops:
+                self.stalls["scheduler"] += 1
+                break
+            self.credit -= f
+            self.rob.append(g)
+            self.rob_fill += f
+            self.rs_uops += u
+            self.alloc[g] = self.now
+            base = (g // p.size) * self.nn
+            for n in p.nodes_of[i]:
+                self.left[base + n] = len(p.nodes[n].uops)
+                self.rs.append(base + n)
+            self.next_instr += 1
+            moved = True
+        return moved
+
+    def _operands_ready(self, gid: int) -> bool:
+        if self.ready[gid] >= 0:
+            return self.ready[gid] <= self.now + _EPS
+        k, n = divmod(gid, self.nn)
+        t, last = self.alloc[k * self.p.size + self.p.nodes[n].instruction], -1
+        if self.cfg.dependencies:
+            for src, weight, dist in self.p.nodes[n].producers:
+                if k - dist < 0:
+                    continue
+                pg = (k - dist) * self.nn + src
+                if self.issue[pg] < 0:
+                    return False
+                if self.issue[pg] + weight > t:
+                    t, last = self.issue[pg] + weight, pg
+        self.ready[gid], self.why[gid] = t, last
+        return t <= self.now + _EPS
+
+    def _take_port(self, ports: tuple[str, ...], cycles: float) -> str | None:
+        if not self.cfg.ports_limited:
+            self.usage[ports[0]] += cycles
+            return ports[0]
+        best = None
+        limit = self.now + 1 - _EPS
+        for port in ports:
+            if self.port_free[port] < limit and (best is None
+                                                  or self.usage[port] < self.usage[best] - _EPS):
+                best = port
+        if best is not None:
+            self.port_free[best] = max(self.port_free[best], self.now) + cycles
+            self.usage[best] += cycles
+        return best
+
+    def issue_ready(self) -> bool:
+        """Give ports to ready nodes, oldest first."""
+        moved, keep = False, []
+        for gid in self.rs:
+            if not self._operands_ready(gid):
+                keep.append(gid)
+                continue
+            node = self.p.nodes[gid % self.nn]
+            uops = node.uops
+            while self.left[gid]:
+                ports, cycles = uops[len(uops) - self.left[gid]]
+                got = self._take_port(ports, cycles)
+                if got is None:
+                    break
+                self.port_got[gid] = got
+                self.left[gid] -= 1
+                self.rs_uops -= 1
+                moved = True
+            if self.left[gid]:
+                keep.append(gid)
+            else:
+                self.issue[gid] = self.now
+                moved = True
+        self.rs = keep
+        return moved
+
+    def _done_at(self, g: int) -> float:
+        base = (g // self.p.size) * self.nn
+        t = 0.0
+        for n in self.p.nodes_of[g % self.p.size]:
+            if self.issue[base + n] < 0:
+                return _INF
+            t = max(t, self.issue[base + n] + self.p.nodes[n].latency)
+        return t
+
+    def retire(self) -> bool:
+        """In-order retirement at the front-end width."""
+        width = self.cfg.frontend_width
+        self.retire_credit = _INF if width is None else min(self.retire_credit + width, width)
+        moved = False
+        while self.rob_head < len(self.rob) and self.retire_credit > _EPS:
+            g = self.rob[self.rob_head]
+            if self._done_at(g) > self.now + _EPS:
+                break
+            f = self.p.fused[g % self.p.size]
+            self.retire_credit -= f
+            self.rob_fill -= f
+            self.rob_head += 1
+            self.retired_at.append(self.now)
+            moved = True
+        return moved
+
+    # ------------------------------------------------------------------ loop
+    def _next_event(self) -> float:
+        """Earliest cycle after ``now`` at which something can change (nothing moved
+        in this cycle, so only a result, a free port or a completion can)."""
+        if self.next_instr < self.p.size * self.iters and self.credit <= _EPS:
+            return self.now + 1                      # the front end refills each cycle
+        later = [math.ceil(self.ready[g] - _EPS) for g in self.rs if self.ready[g] > self.now]
+        free_at = (math.floor(t - 1 + _EPS) + 1 for t in self.port_free.values())
+        later += [c for c in free_at if c > self.now]
+        if self.rob_head < len(self.rob):
+            done = self._done_at(self.rob[self.rob_head])
+            if done < _INF:
+                later.append(math.ceil(done - _EPS))
+        return max(self.now + 1, min(later)) if later else self.now + 1
+
+    def run(self) -> None:
+        total = self.p.size * self.iters
+        guard = 0
+        while len(self.retired_at) < total:
+            moved = self.retire()
+            moved |= self.dispatch()
+            moved |= self.issue_ready()
+            self.now = self.now + 1 if moved else self._next_event()
+            guard += 1
+            if guard > 50_000_000:                        # pragma: no cover - safety net
+                raise RuntimeError("simulation does not progress")
+
+
+def _waits(eng: _Engine, first: int) -> tuple[InstructionWait, ...]:
+    """Per-instruction averages over the measured iterations."""
+    p, nn = eng.p, eng.nn
+    count = max(1, eng.iters - first)
+    dep = [0.0] * p.size
+    port = [0.0] * p.size
+    caused = [0.0] * p.size
+    on: list[dict[int, float]] = [dict() for _ in range(p.size)]
+    blamed: list[dict[str, float]] = [dict() for _ in range(p.size)]
+    for k in range(first, eng.iters):
+        for i in range(p.size):
+            alloc = eng.alloc[k * p.size + i]
+            for n in p.nodes_of[i]:
+                gid = k * nn + n
+                ready, issued = max(eng.ready[gid], alloc), eng.issue[gid]
+                d, w = ready - alloc, issued - ready
+                dep[i] += d / len(p.nodes_of[i])
+                port[i] += w / len(p.nodes_of[i])
+                if d > _EPS and eng.why[gid] >= 0:
+                    src = p.nodes[eng.why[gid] % nn].instruction
+                    if src == i and eng.why[gid] // nn == k:
+                        src = -1                                # its own load
+                    else:
+                        caused[src] += d
+                    on[i][src] = on[i].get(src, 0.0) + d
+                if w > _EPS and eng.port_got[gid]:
+                    blamed[i][eng.port_got[gid]] = blamed[i].get(eng.port_got[gid], 0.0) + w
+    out = []
+    for i in range(p.size):
+        top_on = max(on[i], key=on[i].get) if on[i] else None
+        top_port = max(blamed[i], key=blamed[i].get) if blamed[i] else None
+        out.append(InstructionWait(i, (dep[i] + port[i]) / count, dep[i] / count,
+                                   port[i] / count, top_on, top_port, caused[i] / count))
+    return tuple(out)
+
+
+def run_simulation(prog: SimProgram, cfg: SimConfig, *, details: bool = True) -> SimRun:
+    """Simulate ``cfg.iterations`` iterations and measure the steady state.
+
+    Cycles per iteration are the slope of the retirement cycle of each
+    iteration's last instruction over the second half of the run (the first
+    half fills the reorder buffer and settles the port choice).
+    """
+    eng = _Engine(prog, cfg)
+    if prog.size == 0:
+        return SimRun(0.0, 0, 0, 0.0, {}, 0.0)
+    eng.run()
+    first = eng.iters // 2
+    last_of = [eng.retired_at[(k + 1) * prog.size - 1] for k in range(eng.iters)]
+    span = eng.iters - 1 - first
+    cpi = (last_of[-1] - last_of[first - 1]) / (span + 1) if first >= 1 else \
+        last_of[-1] / eng.iters
+    uops = sum(prog.unfused) * eng.iters
+    total = last_of[-1] + 1
+    ports = {p: eng.usage[p] / eng.iters for p in prog.ports}
+    waits = _waits(eng, first) if details else ()
+    return SimRun(round(cpi, 6), eng.iters, first, total, ports, uops / total, waits,
+                  dict(eng.stalls))

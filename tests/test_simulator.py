@@ -1,0 +1,186 @@
+"""Cycle-level simulator: agreement with the static bounds where they are exact,
+bottleneck variants, waits, and the ``--simulate`` command line.
+
+Every expected value is derived by hand from the databases (SKX.yml, TX2.yml):
+
+* SKX ``vaddpd ymm`` runs on ports 0/1 (lat 4), ``vdivpd ymm`` is one uop on port 0
+  plus 8 cycles on the divider ``0DV`` (lat 14), ``addq`` on 0/1/5/6, loads are an
+  AGU uop on 2/3 plus a data uop on 2D/3D, stores an AGU uop on 2/3/7 (7: simple
+  address) plus store data on 4; front end 4 fused uops per cycle, ROB 224.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from kerncraft.incore.analysis import analyze, analyze_text, load_model
+from kerncraft.incore.simulator import SimConfig, build_program, run_simulation
+from kerncraft.incore.simulator_report import config_for, format_simulation, simulate
+from kerncraft.incore.x86.parser import parse_x86
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_tx2 import UPDATE_TX2, body as a64_body  # noqa: E402
+
+PAPERS = Path(__file__).parent / "data" / "asm_papers"
+
+
+@pytest.fixture(scope="module")
+def skx():
+    return load_model("SKX")
+
+
+def x86(text: str) -> list:
+    return [ln.instruction for ln in parse_x86(text) if ln.instruction]
+
+
+def sim(text: str, model):
+    analysis = analyze(x86(text), model)
+    return analysis, simulate(analysis, model)
+
+
+FOUR_ADDS = ("vaddpd %ymm1, %ymm2, %ymm3\nvaddpd %ymm1, %ymm2, %ymm4\n"
+             "vaddpd %ymm1, %ymm2, %ymm5\nvaddpd %ymm1, %ymm2, %ymm6\n")
+
+
+def test_throughput_bound_four_vaddpd(skx):
+    """4 independent vaddpd on 2 ports: 2.0 cy; without port limits the front end
+    (4 fused uops / 4) leaves 1.0 cy, so ports bind by 1.0 cy (50 %)."""
+    analysis, result = sim(FOUR_ADDS, skx)
+    assert analysis.prediction == 2.0
+    assert result.cycles_per_iteration == pytest.approx(2.0)
+    assert result.run.port_cycles["0"] == pytest.approx(2.0)
+    assert result.run.port_cycles["1"] == pytest.approx(2.0)
+    assert result.infinite_ports == pytest.approx(1.0)
+    assert result.perfect_frontend == pytest.approx(2.0)
+    assert result.no_dependencies == pytest.approx(2.0)
+    assert result.binding.resource == "ports"
+    assert result.binding.cycles_saved == pytest.approx(1.0)
+    assert result.binding.share == pytest.approx(0.5)
+    assert all(w.dependency == 0.0 and w.port > 0 for w in result.run.waits)
+    assert {w.port_blamed for w in result.run.waits} == {"0", "1"}
+
+
+def test_lcd_bound_reduction_is_its_latency(skx):
+    """vaddpd (%rax),%ymm0,%ymm0 accumulates: 4 cy per iteration (the add's latency);
+    without dependencies: 2 fused uops / 4 = 0.5 cy (also the load ports' 1/2)."""
+    analysis, result = sim("vaddpd (%rax), %ymm0, %ymm0\naddq $32, %rax\n", skx)
+    assert analysis.lcd == 4.0
+    assert result.cycles_per_iteration == pytest.approx(4.0)
+    assert result.no_dependencies == pytest.approx(0.5)
+    assert result.binding.resource == "dependencies"
+    assert result.binding.cycles_saved == pytest.approx(3.5)
+    assert "via v0" in result.binding.detail
+    add = result.run.waits[0]
+    assert add.dependency > add.port and add.waited_on == 0     # its previous instance
+    assert result.run.waits[1].wait == 0.0                      # addq never waits
+
+
+def test_divider_bound_vdivpd_is_the_divider_occupancy(skx):
+    """vdivpd ymm occupies 0DV for 8 cycles: 8.0 cy; infinite ports: 1 fused uop / 4."""
+    analysis, result = sim("vdivpd %ymm1, %ymm2, %ymm3\n", skx)
+    assert analysis.throughput == 8.0
+    assert result.cycles_per_iteration == pytest.approx(8.0)
+    assert result.run.port_cycles["0DV"] == pytest.approx(8.0)
+    assert result.infinite_ports == pytest.approx(0.25)
+    assert result.binding.resource == "ports"
+    assert result.binding.detail.startswith("port 0DV busy 8.00")
+    assert result.run.waits[0].port_blamed == "0DV"
+
+
+FRONT_END = ("addq $1, %rax\naddq $1, %rbx\naddq $1, %rcx\naddq $1, %rdx\n"
+             "movq (%rsi), %r8\nmovq 8(%rsi), %r9\nmovq %r10, (%rdi)\n")
+
+
+def test_front_end_bound_loop_agrees_with_the_fused_uop_bound(skx):
+    """7 fused uops / width 4 = 1.75 cy. Ports: 4 adds on 0/1/5/6 = 1.0, 2 loads +
+    1 store address on 2/3/7 = 1.0, store data on 4 = 1.0; LCD 1 (the adds).
+    A perfect front end leaves 1.0 cy: front end binds by 0.75 cy."""
+    analysis, result = sim(FRONT_END, skx)
+    assert analysis.frontend == 1.75 and analysis.throughput == 1.0
+    assert result.cycles_per_iteration == pytest.approx(1.75)
+    assert result.perfect_frontend == pytest.approx(1.0)
+    assert result.binding.resource == "front end"
+    assert result.binding.cycles_saved == pytest.approx(0.75)
+    assert "7 fused uops / width 4" in result.binding.detail
+
+
+def test_two_resources_at_their_limit_name_none(skx):
+    """5 adds on 4 ALU ports and 5 fused uops / 4: both 1.25 cy. Removing either
+    limit alone leaves the other, so no single resource binds."""
+    text = "".join(f"addq $1, %{r}\n" for r in ("rax", "rbx", "rcx", "rdx", "rsi"))
+    analysis, result = sim(text, skx)
+    assert result.cycles_per_iteration == pytest.approx(1.25)
+    assert result.binding.resource == "none"
+    assert "front end 1.25 cy" in result.binding.detail
+    assert "port 0 busy 1.25 cy" in result.binding.detail
+
+
+@pytest.mark.parametrize("file, arch, expected", [
+    ("pi_o1_skx.s", "SKX", 9.0),               # store -> load through (%rsp): 4 + 5
+    ("adc_chain_skx.s", "SKX", 8.0),           # carry-flag chain of 8 adc
+    ("vdivpd_stream_skx.s", "SKX", 8.0),       # divider
+    ("sum_reduction_icc_csx.s", "CSX", 4.0),   # vaddpd chain
+    ("gs_armflang_tx2.s", "TX2", 18.0),        # fadd + fadd + fmul
+])
+def test_paper_loops_agree_with_the_exact_static_bound(file, arch, expected):
+    """Loops whose static prediction is one exact bound (values of test_incore_papers
+    and test_tx2): memory-carried, flag and divider chains are simulated alike."""
+    analysis = analyze_text((PAPERS / file).read_text(), arch)
+    assert analysis.prediction == pytest.approx(expected)
+    assert simulate(analysis, load_model(arch)).cycles_per_iteration == pytest.approx(expected)
+
+
+def test_tx2_update_with_post_indexed_store_is_port_bound():
+    """The update loop of test_tx2: 4.0 cy by ports 3/4/5 in the simulation too,
+    not the 11-cy false chain through the post-indexed stp."""
+    model = load_model("TX2")
+    result = simulate(analyze(a64_body(UPDATE_TX2), model), model)
+    assert result.cycles_per_iteration == pytest.approx(4.0)
+    assert result.binding.resource == "ports"
+
+
+def test_scheduler_and_rob_limit_how_far_the_loop_runs_ahead(skx):
+    """A dependent chain with a tiny scheduler: the front end stalls on it, the
+    steady state stays the 4-cy chain; the reorder buffer fills when it is small."""
+    analysis = analyze(x86("vaddpd %ymm1, %ymm0, %ymm0\n"), skx)
+    prog = build_program(analysis.graph, analysis.costs, analysis.fused_uops, skx)
+    run = run_simulation(prog, SimConfig(frontend_width=4, rob_size=224, scheduler_size=4))
+    assert run.cycles_per_iteration == pytest.approx(4.0)
+    assert run.frontend_stalls["scheduler"] > 0 and run.frontend_stalls["reorder buffer"] == 0
+    run = run_simulation(prog, SimConfig(frontend_width=4, rob_size=8, scheduler_size=None))
+    assert run.cycles_per_iteration == pytest.approx(4.0)
+    assert run.frontend_stalls["reorder buffer"] > 0
+
+
+def test_config_from_the_database(skx):
+    cfg = config_for(skx)
+    assert (cfg.frontend_width, cfg.rob_size, cfg.scheduler_size) == (4.0, 224, 112)
+    assert config_for(skx, scheduler_size=60).scheduler_size == 60
+
+
+def test_report_text_and_json(skx):
+    analysis, result = sim("vaddpd (%rax), %ymm0, %ymm0\naddq $32, %rax\n", skx)
+    text = format_simulation(result)
+    assert "4.00 cy per iteration (static bound 4.00)" in text
+    assert "binding: dependencies, 3.50 cy per iteration (88 %)" in text
+    doc = json.loads(json.dumps(result.to_dict()))
+    assert doc["cycles_per_iteration"] == 4.0
+    assert doc["variants"]["no_dependencies"] == 0.5
+    assert doc["binding"]["resource"] == "dependencies"
+    assert [i["line"] for i in doc["instructions"]] == [1, 2]
+
+
+def test_cli_simulate(capsys):
+    from kerncraft.cli.incore import main
+    path = str(PAPERS / "vdivpd_stream_skx.s")
+    assert main(["--arch", "SKX", path, "--simulate"]) == 0
+    out = capsys.readouterr().out
+    assert "simulation (SKX" in out and "8.00 cy per iteration (static bound 8.00)" in out
+    assert "binding: ports" in out
+    assert main(["--arch", "SKX", path, "--simulate", "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["simulation"]["cycles_per_iteration"] == 8.0
+    assert doc["simulation"]["binding"]["resource"] == "ports"
