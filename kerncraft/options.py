@@ -32,7 +32,7 @@ __all__ = ["AnalysisOptions", "as_options", "canonical_incore_model", "INCORE_MO
 
 UNITS = ("cy/CL", "cy/It", "It/s", "FLOP/s")
 CACHE_PREDICTORS = ("LC", "SIM")
-INCORE_MODELS = ("kerncraft", "OSACA", "LLVM-MCA")
+INCORE_MODELS = ("kerncraft", "kerncraft-sim", "OSACA", "LLVM-MCA")
 
 CacheFill = Union[float, Mapping[str, float], None]
 
@@ -46,7 +46,8 @@ def canonical_incore_model(name: str | None) -> str:
     if name is None:
         return "kerncraft"
     lookup = {m.lower(): m for m in INCORE_MODELS}
-    lookup.update({"iaca": "IACA", "llvm_mca": "LLVM-MCA", "llvm-mca": "LLVM-MCA"})
+    lookup.update({"iaca": "IACA", "llvm_mca": "LLVM-MCA", "llvm-mca": "LLVM-MCA",
+                   "kerncraft_sim": "kerncraft-sim"})
     model = lookup.get(str(name).lower())
     if model is None:
         raise KerncraftError(f"unknown in-core model {name!r} "

@@ -184,3 +184,46 @@ def test_cli_simulate(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["simulation"]["cycles_per_iteration"] == 8.0
     assert doc["simulation"]["binding"]["resource"] == "ports"
+
+
+def test_incore_model_name():
+    from kerncraft.options import AnalysisOptions, canonical_incore_model
+    assert canonical_incore_model("Kerncraft_Sim") == "kerncraft-sim"
+    assert AnalysisOptions(incore_model="kerncraft-sim").incore_model == "kerncraft-sim"
+
+
+def _gcc12() -> bool:
+    import shutil
+    import subprocess
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        return False
+    out = subprocess.run([gcc, "-dumpfullversion"], capture_output=True, text=True, check=False)
+    return out.stdout.startswith("12.")
+
+
+@pytest.mark.skipif(not _gcc12(), reason="the loop below is gcc 12's (as test_ecm_golden)")
+def test_ecm_with_the_simulated_incore_model():
+    """``-p ECM -m CSX kernels/copy.c -i kerncraft-sim``: gcc 12's loop is load, indexed
+    store, addq, cmpq+jne (4 iterations of 8 B per 32-B vector). Every resource runs at
+    1.0 cy per assembly iteration (ports 2/3: 2 AGU uops; port 4; port 6 (jne); 4 fused
+    uops / 4; the rax chain), and so does the simulation: T_OL = 1.0 * 8 / 4 = 2.0 cy/CL,
+    set by the simulation; T_nOL stays the busiest load-data port, 1 load -> 1.0 cy/CL."""
+    from kerncraft.report.json import to_json
+    from kerncraft.report.schema import INCORE, check
+    result = kerncraft_analyze("kernels/copy.c", "CSX", model="ECM", defines={"N": 10**7},
+                               incore_model="kerncraft-sim")
+    incore = result.incore
+    assert incore.incore_model == "kerncraft-sim" and incore.t_ol_source == "simulation"
+    assert incore.simulated == pytest.approx(1.0)
+    assert (incore.t_ol, incore.t_nol) == (pytest.approx(2.0), pytest.approx(1.0))
+    assert "simulation: 1.00 cy per assembly iteration (static bound 1.00)" in incore.notes[-1]
+    data = incore.to_dict()
+    assert data["simulated_cy_per_cl"] == pytest.approx(2.0)
+    assert check(data, INCORE) == []
+    assert json.loads(to_json(result))["incore"]["T_OL_source"] == "simulation"
+
+
+def kerncraft_analyze(*args, **kw):
+    import kerncraft
+    return kerncraft.analyze(*args, **kw)

@@ -70,6 +70,14 @@ class SimulationResult:
     def cycles_per_iteration(self) -> float:
         return self.run.cycles_per_iteration
 
+    def summary(self) -> str:
+        """One line: simulated and static cycles and the binding resource."""
+        b = self.binding
+        binding = (f"{b.resource} binds ({b.detail}; {b.cycles_saved:.2f} cy less without it)"
+                   if b.resource != "none" else b.detail)
+        return (f"simulation: {self.cycles_per_iteration:.2f} cy per assembly iteration "
+                f"(static bound {self.static_prediction:.2f}); {binding}")
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the simulation (keys in the module docstring)."""
         return {

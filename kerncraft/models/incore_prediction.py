@@ -20,6 +20,13 @@ assembly, the kernel, the options, the databases and the analyzer source
 (:mod:`kerncraft.incore.result_cache`), so a repeated run imports neither the
 assembly parser nor networkx.
 
+Simulation (``-i kerncraft-sim``): the same block and analysis, then the cycle-level
+simulation (:mod:`kerncraft.incore.simulator_report`) of it; T_OL is the simulated
+cycles per iteration (which include the non-overlapping ports' time as well), T_nOL
+stays the busiest non-overlapping port, and a note names the resource the simulation
+found binding. The simulation is not in the persistent cache (a warm run analyses
+the block again).
+
 Backends (``-i/--incore-model``): ``kerncraft`` (our analyzer, default),
 ``LLVM-MCA`` and ``OSACA`` (:mod:`kerncraft.incore.backends`): the same block
 is handed to the external tool with the machine file's ``in-core model``
@@ -54,9 +61,10 @@ class InCorePrediction:
     t_ol: float                    # cy/CL
     t_nol: float                   # cy/CL
     t_ol_source: str               # which bound sets T_OL
-    incore_model: str = "kerncraft"   # 'kerncraft' | 'LLVM-MCA' | 'OSACA'
+    incore_model: str = "kerncraft"   # 'kerncraft' | 'kerncraft-sim' | 'LLVM-MCA' | 'OSACA'
     line_splits: Any = None        # kerncraft.incore.linesplit.LineSplitEstimate | None
     notes: tuple[str, ...] = ()    # model caveats for the report (row_overlap)
+    simulated: float | None = None   # kerncraft-sim: simulated cy per assembly iteration
 
     @property
     def port_cycles(self) -> dict[str, float]:
@@ -99,7 +107,9 @@ class InCorePrediction:
             data["model_notes"] = list(self.notes)
         if self.incore_model != "kerncraft":
             data["incore_model"] = self.incore_model
-            data["simulated_cy_per_cl"] = per_cl(getattr(a, "simulated", None))
+            simulated = self.simulated if self.simulated is not None else \
+                getattr(a, "simulated", None)
+            data["simulated_cy_per_cl"] = per_cl(simulated)
             data["notes"] = list(a.notes)
         return data
 
@@ -192,6 +202,9 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     from kerncraft.kernel.binding import check_loops_run
 
     check_loops_run(kernel)   # an empty loop range has no iteration to analyse
+    simulating = incore_model == "kerncraft-sim"
+    if simulating:
+        incore_model = "kerncraft"
     if incore_model not in (None, "kerncraft"):
         from kerncraft.incore.backends import canonical_backend
     tool = "kerncraft" if incore_model in (None, "kerncraft") else canonical_backend(incore_model)
@@ -227,8 +240,30 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     notes = _model_notes(kernel, selection, analysis, bounds, source, t_nol, scale,
                          arch) if tool == "kerncraft" else ()
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
+    simulated = None
+    if simulating:
+        simulated, note = _simulation(analysis, arch)
+        bounds, source, tool = {"simulation": simulated * scale}, "simulation", "kerncraft-sim"
+        notes = notes + (note,)
     return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
-                            nol, bounds[source], t_nol, source, tool, splits, notes)
+                            nol, bounds[source], t_nol, source, tool, splits, notes, simulated)
+
+
+_SIMULATIONS: dict[int, tuple[Any, float, str]] = {}
+
+
+def _simulation(analysis, arch: str) -> tuple[float, str]:
+    """(simulated cycles per assembly iteration, report note), once per analysis."""
+    memo = _SIMULATIONS.get(id(analysis))
+    if memo is not None and memo[0] is analysis:
+        return memo[1], memo[2]
+    from kerncraft.incore.analysis import load_model
+    from kerncraft.incore.simulator_report import simulate
+
+    result = simulate(analysis, load_model(arch))
+    note = result.summary()
+    _remember(_SIMULATIONS, id(analysis), (analysis, result.cycles_per_iteration, note))
+    return result.cycles_per_iteration, note
 
 
 def _model_notes(kernel, selection, analysis, bounds: Mapping[str, float], source: str,

@@ -77,7 +77,7 @@ def incore_lines(incore, verbose: int = 0) -> list[str]:
     >>> print(incore_lines(result.incore)[2])
       T_OL set by port throughput; T_nOL = busiest of ports 2D, 3D
     """
-    if incore.incore_model != "kerncraft":      # llvm-mca / OSACA: their own quantities
+    if incore.incore_model not in ("kerncraft", "kerncraft-sim"):   # llvm-mca / OSACA
         return backend_incore_lines(incore, verbose)
     a = incore.analysis
     scale = incore.per_cacheline
