@@ -3,10 +3,13 @@
 
     python benchmarks/bench_simulator.py [--repeat 5]
 
-The loop is generated: 25 blocks of 8 instructions (two loads, a memory-source
+The main loop is generated: 25 blocks of 8 instructions (two loads, a memory-source
 add, an FMA chain, a multiply, a store, a pointer add, a compare), SKX database.
 Prints the static analysis time, the time of one simulation run and of the full
-``simulate`` (the run plus the three bottleneck variants), best of ``--repeat``.
+``simulate`` (the run plus the three bottleneck variants), best of ``--repeat``;
+then the full ``simulate`` of three harder 200-instruction bodies: one FMA chain
+(800 cy per iteration), 200 independent vdivpd (divider, 1600 cy) and 100
+load-add-store pairs (ports).
 """
 from __future__ import annotations
 
@@ -59,6 +62,22 @@ def main() -> None:
           f"binding {result.binding.resource}")
     for key, dt in best.items():
         print(f"  {key:18s} {dt:.3f} s")
+    hard = {
+        "FMA chain": "".join("vfmadd231pd %ymm1, %ymm2, %ymm0\n" for _ in range(200)),
+        "200 vdivpd": "".join(f"vdivpd %ymm1, %ymm2, %ymm{3 + i % 10}\n" for i in range(200)),
+        "load-add-store": "".join(f"vaddpd {32 * i}(%rsi), %ymm{i % 8}, %ymm{i % 8}\n"
+                                  f"vmovupd %ymm{i % 8}, {32 * i}(%rdi)\n" for i in range(100)),
+    }
+    for name, text in hard.items():
+        analysis = analyze([ln.instruction for ln in parse_x86(text) if ln.instruction], model)
+        times = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            result = simulate(analysis, model)
+            times.append(time.perf_counter() - t0)
+        print(f"  {name:18s} {min(times):.3f} s  ({result.run.iterations} iterations, "
+              f"{result.cycles_per_iteration:.0f} cy/it simulated, static "
+              f"{analysis.prediction:.0f}, binding {result.binding.resource})")
 
 
 if __name__ == "__main__":

@@ -227,3 +227,15 @@ def test_ecm_with_the_simulated_incore_model():
 def kerncraft_analyze(*args, **kw):
     import kerncraft
     return kerncraft.analyze(*args, **kw)
+
+
+def test_iteration_count():
+    """~4000 dynamic instructions (20..400 iterations), at most ~12,000 cycles by the
+    static bound but at least 8 iterations."""
+    from kerncraft.incore.simulator import default_iterations
+    assert default_iterations(4) == 400            # 4000 / 4 = 1000, capped
+    assert default_iterations(200) == 20           # 4000 / 200
+    assert default_iterations(300) == 20           # at least 20 without a hint
+    assert default_iterations(200, 800.0) == 15    # 12000 / 800
+    assert default_iterations(200, 1600.0) == 8    # 7.5 -> at least 8
+    assert default_iterations(1, 8.0) == 400       # 12000 / 8 = 1500 > 400

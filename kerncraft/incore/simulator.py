@@ -120,9 +120,15 @@ class SimProgram:
     ports: tuple[str, ...]
 
 
-def default_iterations(size: int) -> int:
-    """Iterations to simulate: ~4000 dynamic instructions, 20 to 400 iterations."""
-    return max(20, min(400, math.ceil(4000 / max(1, size))))
+def default_iterations(size: int, expected_cycles: float | None = None) -> int:
+    """Iterations to simulate: ~4000 dynamic instructions, 20 to 400 iterations; with
+    the expected cycles per iteration (the static bound) at most ~12,000 cycles, but
+    not fewer than 8 iterations (long iterations reach the steady state at once: the
+    reorder buffer holds less than one)."""
+    count = max(20, min(400, math.ceil(4000 / max(1, size))))
+    if expected_cycles and expected_cycles > 0:
+        count = min(count, max(8, math.ceil(12000 / expected_cycles)))
+    return count
 
 
 def _split_uops(cost: InstructionCost | None, has_load_node: bool, load_side: frozenset[str],
@@ -179,6 +185,9 @@ class _Engine:
         self.ready = [-1.0] * total_nodes            # operands-ready cycle, once known
         self.why = [-1] * total_nodes                # producer node (gid) that came last
         self.left = [0] * total_nodes                # uops still without a port
+        self.pending = [0] * total_nodes             # producers not issued yet
+        self.waiters: dict[int, list[tuple[int, float]]] = {}   # producer -> (consumer, w)
+        self.blocked: set[tuple[str, ...]] = set()   # port sets found full this cycle
         self.port_got = [""] * total_nodes
         self.alloc = [0.0] * (prog.size * self.iters)  # allocation cycle per instruction
         self.port_free = {p: 0.0 for p in prog.ports}
@@ -224,39 +233,53 @@ class _Engine:
             base = (g // p.size) * self.nn
             for n in p.nodes_of[i]:
                 self.left[base + n] = len(p.nodes[n].uops)
+                self._link(base + n, g // p.size, n)
                 self.rs.append(base + n)
             self.next_instr += 1
             moved = True
         return moved
 
+    def _link(self, gid: int, k: int, n: int) -> None:
+        """Operand readiness of a new node: known now, or once its producers issue
+        (then :meth:`_wake` completes it)."""
+        self.ready[gid] = self.now
+        if not self.cfg.dependencies:
+            return
+        for src, weight, dist in self.p.nodes[n].producers:
+            if k - dist < 0:
+                continue
+            pg = (k - dist) * self.nn + src
+            if self.issue[pg] < 0:
+                self.pending[gid] += 1
+                self.waiters.setdefault(pg, []).append((gid, weight))
+            elif self.issue[pg] + weight > self.ready[gid]:
+                self.ready[gid], self.why[gid] = self.issue[pg] + weight, pg
+
+    def _wake(self, pg: int) -> None:
+        """Producer ``pg`` issued now: its consumers learn when its result arrives."""
+        for gid, weight in self.waiters.pop(pg, ()):
+            self.pending[gid] -= 1
+            if self.now + weight > self.ready[gid]:
+                self.ready[gid], self.why[gid] = self.now + weight, pg
+
     def _operands_ready(self, gid: int) -> bool:
-        if self.ready[gid] >= 0:
-            return self.ready[gid] <= self.now + _EPS
-        k, n = divmod(gid, self.nn)
-        t, last = self.alloc[k * self.p.size + self.p.nodes[n].instruction], -1
-        if self.cfg.dependencies:
-            for src, weight, dist in self.p.nodes[n].producers:
-                if k - dist < 0:
-                    continue
-                pg = (k - dist) * self.nn + src
-                if self.issue[pg] < 0:
-                    return False
-                if self.issue[pg] + weight > t:
-                    t, last = self.issue[pg] + weight, pg
-        self.ready[gid], self.why[gid] = t, last
-        return t <= self.now + _EPS
+        return not self.pending[gid] and self.ready[gid] <= self.now + _EPS
 
     def _take_port(self, ports: tuple[str, ...], cycles: float) -> str | None:
         if not self.cfg.ports_limited:
             self.usage[ports[0]] += cycles
             return ports[0]
+        if ports in self.blocked:          # ports only fill up within a cycle
+            return None
         best = None
         limit = self.now + 1 - _EPS
         for port in ports:
             if self.port_free[port] < limit and (best is None
                                                   or self.usage[port] < self.usage[best] - _EPS):
                 best = port
-        if best is not None:
+        if best is None:
+            self.blocked.add(ports)
+        else:
             self.port_free[best] = max(self.port_free[best], self.now) + cycles
             self.usage[best] += cycles
         return best
@@ -264,12 +287,17 @@ class _Engine:
     def issue_ready(self) -> bool:
         """Give ports to ready nodes, oldest first."""
         moved, keep = False, []
+        blocked, pending, ready, left = self.blocked, self.pending, self.ready, self.left
+        blocked.clear()
+        nodes, nn, horizon = self.p.nodes, self.nn, self.now + _EPS
         for gid in self.rs:
-            if not self._operands_ready(gid):
+            if pending[gid] or ready[gid] > horizon:       # operands not ready (inlined)
                 keep.append(gid)
                 continue
-            node = self.p.nodes[gid % self.nn]
-            uops = node.uops
+            uops = nodes[gid % nn].uops
+            if left[gid] and uops[len(uops) - left[gid]][0] in blocked:
+                keep.append(gid)                            # its ports are full this cycle
+                continue
             while self.left[gid]:
                 ports, cycles = uops[len(uops) - self.left[gid]]
                 got = self._take_port(ports, cycles)
@@ -283,6 +311,7 @@ class _Engine:
                 keep.append(gid)
             else:
                 self.issue[gid] = self.now
+                self._wake(gid)
                 moved = True
         self.rs = keep
         return moved
@@ -319,7 +348,8 @@ class _Engine:
         in this cycle, so only a result, a free port or a completion can)."""
         if self.next_instr < self.p.size * self.iters and self.credit <= _EPS:
             return self.now + 1                      # the front end refills each cycle
-        later = [math.ceil(self.ready[g] - _EPS) for g in self.rs if self.ready[g] > self.now]
+        later = [math.ceil(self.ready[g] - _EPS) for g in self.rs
+                 if not self.pending[g] and self.ready[g] > self.now]
         free_at = (math.floor(t - 1 + _EPS) + 1 for t in self.port_free.values())
         later += [c for c in free_at if c > self.now]
         if self.rob_head < len(self.rob):

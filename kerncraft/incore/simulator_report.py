@@ -34,7 +34,7 @@ from typing import Any
 from kerncraft.incore.depgraph import build_graph
 from kerncraft.incore.model import Instruction
 from kerncraft.incore.simulator import (SimConfig, SimProgram, SimRun, build_program,
-                                        run_simulation)
+                                        default_iterations, run_simulation)
 
 __all__ = ["Binding", "SimulationResult", "simulate", "format_simulation", "config_for"]
 
@@ -135,6 +135,8 @@ def simulate(analysis: Any, model: Any, *, iterations: int | None = None,
     """Simulate an analysed loop body (an :class:`~kerncraft.incore.analysis.InCoreAnalysis`)
     on ``model``'s core, with the three bottleneck variants."""
     prog = _program(analysis, model)
+    if iterations is None:
+        iterations = default_iterations(prog.size, float(analysis.prediction))
     cfg = config_for(model, iterations=iterations, scheduler_size=scheduler_size)
     run = run_simulation(prog, cfg)
     variants = {
