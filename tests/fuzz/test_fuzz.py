@@ -30,3 +30,16 @@ def test_a_few_compiling_inputs_have_no_findings():
     outcomes, chosen = run(seed=15, count=6, seconds=120, compile_share=1.0)
     assert {case.argv[1] for case in chosen} <= {"ECM", "ECMCPU"}
     assert [(o.index, o.problems) for o in outcomes if o.problems] == [], summary(outcomes)
+
+
+def test_short_run_of_mutated_assembly_has_no_findings():
+    """kerncraft-incore on 300 mutated assembly files (tests/fuzz/asm_fuzz.py): exit 0 or
+    2, no traceback, finite non-negative --json numbers, within 10 s each."""
+    from fuzz import asm_fuzz
+
+    first = asm_fuzz.make_case(7, 3)
+    assert asm_fuzz.make_case(7, 3) == first and asm_fuzz.make_case(8, 3) != first
+    outcomes = asm_fuzz.run(seed=7, count=300, seconds=10)
+    assert [(o.index, o.problems) for o in outcomes if o.problems] == [], \
+        asm_fuzz.summary(outcomes)
+    assert {o.code for o in outcomes} == {0, 2}   # some analyse, some are refused
