@@ -214,10 +214,13 @@ class SweepRow:
                 "result": self.result.to_dict()}
 
 
-def _points(defines: Mapping[str, DefineValues]) -> list[dict[str, int]]:
+def _points(defines: Mapping[str, DefineValues],
+            max_points: int | None = None) -> list[dict[str, int]]:
     """The cartesian product of the values, first key varying slowest; a value is an
-    int, a range string as for ``-D`` (``"100-1000:4log"``) or an iterable of ints."""
-    from kerncraft.kernel.defines import parse_define
+    int, a range string as for ``-D`` (``"100-1000:4log"``) or an iterable of ints.
+    More than ``max_points`` points (default: the command line's limit, 10,000) is
+    refused before any is built."""
+    from kerncraft.kernel.defines import MAX_POINTS, check_point_count, parse_define
 
     values = []
     for key, value in defines.items():
@@ -227,6 +230,7 @@ def _points(defines: Mapping[str, DefineValues]) -> list[dict[str, int]]:
             values.append(parse_define(key, str(value)).values)
         else:
             values.append(tuple(parse_define(key, str(v)).values[0] for v in value))
+    check_point_count(dict(zip(defines, values)), MAX_POINTS if max_points is None else max_points)
     return [dict(zip(defines, combo)) for combo in itertools.product(*values)]
 
 
@@ -234,8 +238,9 @@ def sweep(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
           defines: Mapping[str, DefineValues] | None = None, cores: int | None = None,
           cache_predictor: str | None = None, incore_model: str | None = None,
           unit: str | None = None, *, options: AnalysisOptions | None = None,
-          **settings: Any) -> list[SweepRow]:
-    """:func:`analyze` over the cartesian product of ``defines`` (first key slowest).
+          max_points: int | None = None, **settings: Any) -> list[SweepRow]:
+    """:func:`analyze` over the cartesian product of ``defines`` (first key slowest);
+    more than ``max_points`` points (default 10,000, as ``--max-points``) is refused.
 
     The kernel is parsed and the machine file loaded once. What does not depend
     on the swept values is computed once as well: the compiled loop and its
@@ -256,7 +261,7 @@ def sweep(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     loaded = resolve_machine(machine)
     compute = _model_function(name)
     rows = []
-    for point in _points(defines or {}):
+    for point in _points(defines or {}, max_points):
         bound = _bind(unbound, point)
         rows.append(SweepRow(name, dict(bound.bindings), compute(bound, loaded, chosen)))
     return rows

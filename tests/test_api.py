@@ -155,3 +155,17 @@ def test_docstring_examples(name, monkeypatch):
     result = doctest.testmod(module, extraglobs={"kerncraft": kerncraft},
                              optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_sweep_refuses_more_points_than_the_limit():
+    """3 x 4 = 12 points with max_points=10 are refused before anything runs (issue 15);
+    the default limit is the command line's 10,000."""
+    import kerncraft
+    from kerncraft.errors import KerncraftError
+
+    with pytest.raises(KerncraftError, match=r"give 12 points"):
+        kerncraft.sweep("kernels/copy.c", "CSX", model="LC",
+                        defines={"N": [10, 20, 30], "M": [1, 2, 3, 4]}, max_points=10)
+    with pytest.raises(KerncraftError, match=r"give 1,000,000 points"):
+        kerncraft.sweep("kernels/copy.c", "CSX", model="LC",
+                        defines={"N": "1-1000:1000", "M": "1-1000:1000"})
