@@ -171,6 +171,31 @@ def test_report_text_and_json(skx):
     assert doc["variants"]["no_dependencies"] == 0.5
     assert doc["binding"]["resource"] == "dependencies"
     assert [i["line"] for i in doc["instructions"]] == [1, 2]
+    # the add waits for its own previous result (loop-carried), the addq never waits
+    assert [i["reason"] for i in doc["instructions"]] == ["operand from line 1 (vaddpd)", ""]
+
+
+def test_own_load_is_named_as_the_reason(skx):
+    """``vaddpd (%rax), %ymm1, %ymm2``: the add waits for the load part of the same
+    instruction (at least the 7-cy ymm load latency of SKX), never for a port; the
+    1-cy rax chain binds (1.0 cy per iteration, as the static LCD)."""
+    analysis, result = sim("vaddpd (%rax), %ymm1, %ymm2\naddq $32, %rax\n", skx)
+    assert analysis.prediction == 1.0 and result.cycles_per_iteration == pytest.approx(1.0)
+    add = result.to_dict()["instructions"][0]
+    assert add["reason"] == "its own load" and add["port"] == 0.0
+    assert add["dependency"] >= 7.0
+    assert result.run.waits[0].waited_on == -1 and result.run.waits[0].caused == 0.0
+
+
+def test_post_indexed_load_pointer_does_not_wait_for_its_data():
+    """TX2 Gauss-Seidel: the writeback uop of ``ldr d1, [x7], #8`` sits on the address
+    node, so the instruction issues as soon as x7 is there (wait 0), while the fadd
+    after it waits for the loaded d1."""
+    model = load_model("TX2")
+    analysis = analyze_text((PAPERS / "gs_armflang_tx2.s").read_text(), "TX2")
+    rows = {i["line"]: i for i in simulate(analysis, model).to_dict()["instructions"]}
+    assert rows[8]["wait"] == 0.0 and rows[11]["wait"] == 0.0
+    assert rows[12]["reason"] == "operand from line 11 (ldr)"
 
 
 def test_cli_simulate(capsys):

@@ -29,7 +29,9 @@ Machine (all from the port-model database, see ``databases/README.md``):
 * **Ports**: a uop needs one cycle on one of its ports; a uop with ``cycles: n``
   (divider pipes ``0DV``, ``FDIV``) occupies its port for ``n`` cycles, which is
   how divider occupancy is modelled. Loads' AGU and data uops belong to the load
-  node of the instruction, all other uops to its op node.
+  node of the instruction, all other uops to its op node -- except for a load with
+  a separate address result (``ldr d0, [x1], #8``), whose other uop (the
+  writeback) belongs to the address node.
 * **Issue** (each cycle): ready nodes in age order (oldest first) issue their
   uops; **port choice**: among the uop's ports that are free this cycle, the one
   with the fewest cycles assigned so far in the run (ties: database port order)
@@ -37,7 +39,7 @@ Machine (all from the port-model database, see ``databases/README.md``):
   its result is available ``latency`` cycles later.
 
 Per instruction the run records the average *wait* (cycles from allocation to
-issue) split into the part spent waiting for operands (*dependency*, blamed on
+issue of its last node that needs a port) split into the part spent waiting for operands (*dependency*, blamed on
 the producer that arrived last) and the part spent waiting for a port with the
 operands ready (*port*, blamed on the port it finally got).
 """
@@ -144,6 +146,17 @@ def _split_uops(cost: InstructionCost | None, has_load_node: bool, load_side: fr
     return load, op
 
 
+def _node_uops(kind: str, split: tuple[list, list], load_and_address: bool) -> list:
+    """A node's uops: loads' on the load node, the rest on the op node -- or, for a
+    load with a separate address result (``ldr d0, [x1], #8``, ``pop``), on the
+    address node (the writeback uop), so the pointer does not wait for the data."""
+    if kind == "load":
+        return split[0]
+    if kind == "addr":
+        return split[1] if load_and_address else []
+    return [] if load_and_address else split[1]
+
+
 def build_program(graph: DepGraph, costs: Sequence[InstructionCost | None],
                   fused: Sequence[int], model: Any) -> SimProgram:
     """Nodes, uops and producers of the body from the static dependency graph."""
@@ -161,7 +174,7 @@ def build_program(graph: DepGraph, costs: Sequence[InstructionCost | None],
     for node in graph.nodes:
         i, kind = node
         cost = costs[i]
-        uops = split[i][0] if kind == "load" else split[i][1] if kind == "op" else []
+        uops = _node_uops(kind, split[i], (i, "addr") in index and i in has_load)
         if kind == "load":
             latency = float(cost.load_latency) if cost is not None else 0.0
         else:
@@ -371,6 +384,13 @@ class _Engine:
                 raise RuntimeError("simulation does not progress")
 
 
+def _timed_nodes(eng: _Engine, k: int, i: int) -> tuple[int, ...]:
+    """The node whose issue ends the instruction's wait: of the nodes that need a
+    port (all if none does), the one issued last."""
+    nodes = [n for n in eng.p.nodes_of[i] if eng.p.nodes[n].uops] or list(eng.p.nodes_of[i])
+    return (max(nodes, key=lambda n: eng.issue[k * eng.nn + n]),)
+
+
 def _waits(eng: _Engine, first: int) -> tuple[InstructionWait, ...]:
     """Per-instruction averages over the measured iterations."""
     p, nn = eng.p, eng.nn
@@ -383,12 +403,12 @@ def _waits(eng: _Engine, first: int) -> tuple[InstructionWait, ...]:
     for k in range(first, eng.iters):
         for i in range(p.size):
             alloc = eng.alloc[k * p.size + i]
-            for n in p.nodes_of[i]:
+            for n in _timed_nodes(eng, k, i):
                 gid = k * nn + n
                 ready, issued = max(eng.ready[gid], alloc), eng.issue[gid]
                 d, w = ready - alloc, issued - ready
-                dep[i] += d / len(p.nodes_of[i])
-                port[i] += w / len(p.nodes_of[i])
+                dep[i] += d
+                port[i] += w
                 if d > _EPS and eng.why[gid] >= 0:
                     src = p.nodes[eng.why[gid] % nn].instruction
                     if src == i and eng.why[gid] // nn == k:
