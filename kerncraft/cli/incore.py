@@ -26,6 +26,7 @@ import os
 import sys
 from typing import NoReturn, Sequence
 
+from kerncraft.cli.plotting import plot_path, require_matplotlib, write_port_pressure
 from kerncraft.errors import KerncraftError
 from kerncraft.incore.arch import _ARCH_ALIASES, resolve_model
 
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="split every uop equally over its ports instead of optimal balancing")
     p.add_argument("--ignore-unknown", action="store_true",
                    help="count instruction forms missing from the database as zero")
+    p.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
+                   help="draw the port pressure (bottleneck highlighted, LCD/CP/front-end "
+                        "bounds as lines) into FILE (.png, .svg, .pdf; needs matplotlib)")
     p.add_argument("--simulate", action="store_true",
                    help="also run the cycle-level scheduling simulation: simulated cycles per "
                         "iteration, bottleneck variants, per-instruction waits")
@@ -77,6 +81,8 @@ def _run(args: argparse.Namespace) -> int:
             text = fh.read()
     except OSError as exc:
         _fail(f"cannot read {args.file}: {exc.strerror or exc}")
+    if args.plot:
+        require_matplotlib()
     model = resolve_model(args.arch)
     result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
                           ignore_unknown=args.ignore_unknown)
@@ -99,6 +105,8 @@ def _run(args: argparse.Namespace) -> int:
             export_dot(result, args.export_graph)
         except OSError as exc:
             _fail(f"cannot write {args.export_graph}: {exc.strerror or exc}")
+    if args.plot:
+        write_port_pressure(args.plot, result, os.path.basename(args.file))
     return 0
 
 

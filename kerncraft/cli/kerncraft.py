@@ -13,6 +13,8 @@ from typing import Sequence
 
 from kerncraft import __version__
 from kerncraft.api import MODELS, canonical_model, read_kernel_file
+from kerncraft.cli.plotting import (PointCollector, check_models, plot_path,
+                                    require_matplotlib, write_pictures)
 from kerncraft.errors import KerncraftError
 from kerncraft.options import UNITS, AnalysisOptions
 
@@ -112,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="count unknown instruction forms as zero instead of refusing")
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="also write the results as JSON to FILE ('-' for stdout)")
+    parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
+                        help="also draw the model's picture into FILE (.png, .svg, .pdf): "
+                             "Roofline diagram, ECM contributions over a -D sweep or ECM "
+                             "scaling, ECMData over a -D sweep (needs matplotlib)")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more output (-v: kernel summary and model details; -vv: more)")
     return parser
@@ -141,7 +147,17 @@ def run(args: argparse.Namespace, out=None) -> int:
     source = read_kernel_file(args.kernel)
     kernel = parse_kernel(source, filename=args.kernel)
     points = expand_defines(args.define)
-    return run_models(models, kernel, machine, points, options, out, json_target=args.json)
+    plot = getattr(args, "plot", None)
+    if plot is None:
+        return run_models(models, kernel, machine, points, options, out, json_target=args.json)
+    from kerncraft.kernel.defines import resolve_bindings
+    require_matplotlib()        # before a possibly long run
+    check_models(models, len(resolve_bindings(kernel, points)))
+    collector = PointCollector()
+    code = run_models(models, kernel, machine, points, options, out, json_target=args.json,
+                      on_point=collector)
+    write_pictures(plot, models, collector, machine)
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,6 +13,7 @@ import math
 import sys
 from typing import Sequence, TextIO
 
+from kerncraft.cli.plotting import plot_path, require_matplotlib, write_validation
 from kerncraft.errors import KerncraftError
 
 __all__ = ["main", "build_parser", "format_row", "format_summary"]
@@ -84,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--roofline", choices=("ASM", "FLOP"), default="ASM",
                         help="Roofline variant: in-core ceiling from the compiled loop "
                              "(ASM, default) or the arithmetic peak (FLOP)")
+    parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
+                        help="draw predicted against measured cy/CL per level (log-log, "
+                             "10 %% band) into FILE (.png, .svg, .pdf; needs matplotlib)")
     parser.add_argument("--quick", action="store_true",
                         help="a first look: 6 kernels, shorter runs (about 10 s on the "
                              "2-core development VM; a default run measures 56 points)")
@@ -182,6 +186,8 @@ def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int
     if missing:
         raise KerncraftError(f"the machine file has no level {', '.join(missing)} "
                              f"(it has {', '.join(available)})")
+    if opts.plot:
+        require_matplotlib()    # before minutes of measuring
     host = _check_host(machine, err)
     options = validate.RunOptions(
         cores=opts.cores, roofline=f"Roofline{opts.roofline}",
@@ -204,9 +210,17 @@ def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int
     if opts.json:
         # '-': JSON on stdout (the report went to stderr, see main)
         write_json(opts.json, _document(result, machine, host, levels), sys.stdout)
+    if opts.plot and result.points:
+        write_validation(opts.plot, result.points, _picture_title(machine), err)
     if not result.points:
         print(f"{PROG}: no point could be measured (see the skipped lines)", file=err)
     return 0 if result.points else 1
+
+
+def _picture_title(machine) -> str:
+    """'prediction vs measurement: <machine file>' for the --plot picture."""
+    from pathlib import Path
+    return f"prediction vs measurement: {Path(str(machine.path)).stem}"
 
 
 def _print_trailer(result, noted: Sequence, out: TextIO) -> None:

@@ -57,11 +57,13 @@ def _point_label(bindings: Mapping[str, int]) -> str:
 
 
 def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
-               options, out: TextIO | None = None, json_target: str | None = None) -> int:
+               options, out: TextIO | None = None, json_target: str | None = None,
+               on_point: Callable[[Any, Sequence[ModelReport]], None] | None = None) -> int:
     """Run every model for every -D point, print reports, write JSON if asked.
 
     ``json_target``: a file name or ``-`` (stdout); when None, the ``json``
     attribute of ``options`` if it has one (older callers pass the namespace).
+    ``on_point(bound_kernel, reports)`` is called after every point (``--plot``).
     """
     from kerncraft.kernel.defines import resolve_bindings
     from kerncraft.kernel.summary import format_kernel_summary
@@ -92,6 +94,8 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
         reports = [implemented[m](bound, machine, options) for m in models if m in implemented]
         for report in reports:
             print(report.text, file=out)
+        if on_point is not None:
+            on_point(bound, reports)
         comparison = compare_reports(reports, options.cores)
         if comparison:      # -p Benchmark with a predicting model: side by side
             print(format_comparison(comparison, options.cores), file=out)

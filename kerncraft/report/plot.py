@@ -1,0 +1,216 @@
+"""Drawing the pictures of :mod:`kerncraft.report.plotdata` with matplotlib.
+
+matplotlib is optional (``pip install kerncraft[plot]``) and imported only when a
+picture is drawn; figures are made on the Agg canvas (no display, no pyplot
+state). The pictures are sized for one column of a paper (8.9 cm wide, 8 pt
+type) and use the Okabe-Ito colours, which stay apart for colour-blind readers.
+
+>>> check_plot_path("roofline.svg")
+'roofline.svg'
+>>> check_plot_path("roofline.jpg")
+Traceback (most recent call last):
+...
+kerncraft.errors.KerncraftError: --plot roofline.jpg: unsupported picture format '.jpg' (use .png, .svg or .pdf)
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from kerncraft.errors import KerncraftError
+from kerncraft.report.plotdata import (ECMSweepPlot, PortPressurePlot, RooflinePlot,
+                                       ScalingPlot)
+from kerncraft.report.plotdata_validation import ValidationPlot
+
+__all__ = ["FORMATS", "check_plot_path", "draw", "require_matplotlib", "MISSING_MATPLOTLIB"]
+
+FORMATS = (".png", ".svg", ".pdf")
+MISSING_MATPLOTLIB = "--plot needs matplotlib, which is not installed: pip install kerncraft[plot]"
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+             "#000000")
+VERMILLION, BLUE, GREY = "#D55E00", "#0072B2", "#999999"
+WIDTH_IN, HEIGHT_IN = 3.5, 2.6       # 8.9 cm x 6.6 cm; pictures with the legend below: taller
+TALL_IN = 3.2
+STYLE = {"font.size": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
+         "legend.fontsize": 6.5, "axes.titlesize": 8, "lines.linewidth": 1.2,
+         "svg.fonttype": "none", "pdf.fonttype": 42, "axes.spines.top": False,
+         "axes.spines.right": False}
+
+
+def check_plot_path(path: str) -> str:
+    """``path`` if it names a .png, .svg or .pdf file, else a one-line error."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        shown = f"'{suffix}'" if suffix else "(none)"
+        raise KerncraftError(f"--plot {path}: unsupported picture format {shown} "
+                             f"(use .png, .svg or .pdf)")
+    return path
+
+
+def _matplotlib():
+    """(Figure, FigureCanvasAgg, rc_context), or the install hint as an error."""
+    try:
+        from matplotlib import rc_context
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise KerncraftError(MISSING_MATPLOTLIB) from None
+    return Figure, FigureCanvasAgg, rc_context
+
+
+def require_matplotlib() -> None:
+    """Fail early (before a long run) with the install hint when matplotlib is missing."""
+    _matplotlib()
+
+
+def draw(plot: Any, path: str) -> str:
+    """Draw any plot-data object into ``path`` (format from the suffix); returns ``path``."""
+    check_plot_path(path)
+    drawers = {RooflinePlot: (_roofline, TALL_IN), ECMSweepPlot: (_ecm_sweep, TALL_IN),
+               ScalingPlot: (_scaling, HEIGHT_IN), PortPressurePlot: (_ports, HEIGHT_IN),
+               ValidationPlot: (_validation, 3.6)}
+    if type(plot) not in drawers:
+        raise TypeError(f"no picture for {type(plot).__name__}")
+    drawer, height = drawers[type(plot)]
+    Figure, FigureCanvasAgg, rc_context = _matplotlib()
+    with rc_context(STYLE):
+        figure = Figure(figsize=(WIDTH_IN, height), layout="constrained")
+        FigureCanvasAgg(figure)
+        drawer(figure.add_subplot(), plot)
+        try:
+            figure.savefig(path, dpi=300)
+        except OSError as exc:
+            raise KerncraftError(f"--plot {path}: cannot write: {exc.strerror or exc}") from None
+    return path
+
+
+def _legend_outside(ax, where: str = "lower center", ncols: int = 2) -> None:
+    """The axes' legend outside them (constrained layout makes room), no frame."""
+    ax.figure.legend(*ax.get_legend_handles_labels(), loc=f"outside {where}", ncols=ncols,
+                     frameon=False, handlelength=1.6, columnspacing=1.0)
+
+
+def _decades(low: float, high: float) -> tuple[float, float]:
+    return 10 ** math.floor(math.log10(low)), 10 ** math.ceil(math.log10(high))
+
+
+def _roofline(ax, plot: RooflinePlot) -> None:
+    scale = plot.y_scale
+    x_lo, x_hi = _decades(min(p.intensity for p in plot.points) / 4,
+                          max(p.intensity for p in plot.points) * 40)
+    top = plot.compute or max(c.bandwidth * x_hi for c in plot.ceilings)
+    for colour, ceiling in zip(OKABE_ITO, plot.ceilings):
+        knee = (plot.compute / ceiling.bandwidth) if plot.compute else None
+        line_x = [x_lo] + ([knee] if knee and x_lo < knee < x_hi else []) + [x_hi]
+        line_y = [min(x * ceiling.bandwidth, plot.compute or math.inf) / scale for x in line_x]
+        ax.plot(line_x, line_y, color=colour, label=ceiling.label)
+    if plot.compute:
+        ax.axhline(plot.compute / scale, color="black", linestyle="--", linewidth=1,
+                   label=plot.compute_label)
+    for colour, point in zip(OKABE_ITO, plot.points):
+        ax.plot(point.intensity, point.performance / scale, marker="o",
+                markersize=7 if point.binding else 4.5, color=colour,
+                markeredgecolor="black" if point.binding else colour, linestyle="none")
+    binding = [p for p in plot.points if p.binding]
+    if binding:
+        p = binding[0]
+        ax.annotate(f"bound by {p.level}: {p.performance / scale:.3g} GFLOP/s",
+                    (p.intensity, p.performance / scale), xytext=(8, -12),
+                    textcoords="offset points", fontsize=6.5)
+    else:
+        ax.text(0.97, 0.04, f"bound by {plot.bottleneck}", transform=ax.transAxes,
+                fontsize=6.5, ha="right")
+    ax.set(xscale="log", yscale="log", xlim=(x_lo, x_hi), xlabel=plot.x_label,
+           ylabel=plot.y_label, ylim=(plot.performance / scale / 8, top / scale * 2))
+    _legend_outside(ax)
+    ax.set_title(plot.title)
+
+
+def _ecm_sweep(ax, plot: ECMSweepPlot) -> None:
+    xs = [p.working_set for p in plot.points]
+    names = plot.part_names
+    layers = [[dict(p.parts).get(name, 0.0) for p in plot.points] for name in names]
+    ax.stackplot(xs, layers, labels=names, colors=OKABE_ITO[:len(names)], alpha=0.85,
+                 linewidth=0)
+    if any(p.t_ol is not None for p in plot.points):
+        ax.plot(xs, [p.t_ol or 0.0 for p in plot.points], color="black", linestyle=":",
+                label="T_OL")
+    ax.plot(xs, [p.prediction for p in plot.points], color="black", marker="o",
+            markersize=2.5, linewidth=0.8, label="prediction")
+    if plot.measured:
+        ax.plot(*zip(*plot.measured), color=VERMILLION, marker="D", markersize=3.5,
+                linestyle="none", markeredgecolor="black", markeredgewidth=0.4,
+                label="measured")
+    top = max([p.prediction for p in plot.points] + [m for _, m in plot.measured]) * 1.25
+    for name, size in plot.capacities:
+        if xs[0] <= size <= xs[-1]:
+            ax.axvline(size, color=GREY, linestyle="--", linewidth=0.8)
+            ax.text(size * 1.08, top * 0.97, name, color="#555555", fontsize=6.5, va="top")
+    ax.set(xscale="log", xlim=(xs[0], xs[-1]), ylim=(0, top), xlabel=plot.x_label,
+           ylabel=plot.y_label)
+    _legend_outside(ax, ncols=3)
+    ax.set_title(plot.title)
+
+
+def _scaling(ax, plot: ScalingPlot) -> None:
+    values = [v / 1e9 for v in plot.performance]
+    ax.plot(plot.cores, values, color=BLUE, linewidth=1)
+    core = [(c, v) for c, v, m in zip(plot.cores, values, plot.memory_bound) if not m]
+    memory = [(c, v) for c, v, m in zip(plot.cores, values, plot.memory_bound) if m]
+    if core:
+        ax.plot(*zip(*core), marker="o", markersize=3.5, color=BLUE, linestyle="none",
+                label="core-bound")
+    if memory:
+        ax.plot(*zip(*memory), marker="o", markersize=3.5, color="white", linestyle="none",
+                markeredgecolor=VERMILLION, label="memory-bound")
+    if plot.saturation is not None and plot.saturation in plot.cores:
+        value = values[plot.cores.index(plot.saturation)]
+        ax.axvline(plot.saturation, color=GREY, linestyle="--", linewidth=0.8)
+        ax.annotate(f"saturation: {plot.saturation} cores", (plot.saturation, value),
+                    xytext=(6, -16), textcoords="offset points", fontsize=6.5)
+    ax.set(xlabel=plot.x_label, ylabel=plot.y_label, ylim=(0, max(values) * 1.15),
+           xlim=(0, max(plot.cores) + 1))
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="upper left", frameon=False)
+    ax.set_title(plot.title)
+
+
+def _ports(ax, plot: PortPressurePlot) -> None:
+    colours = [VERMILLION if p in plot.bottleneck else BLUE for p in plot.ports]
+    ax.bar(range(len(plot.ports)), plot.cycles, color=colours, width=0.7)
+    scale = max(list(plot.cycles) + [v for name, v in plot.bounds if name != "critical path"])
+    top = scale * 2.2
+    styles = (("--", "black"), (":", "#009E73"), ("-.", "#CC79A7"))
+    for (name, value), (style, colour) in zip(plot.bounds, styles):
+        label = f"{name} {value:.3g} cy"
+        if value > top:         # a long latency chain would flatten the bars: name it only
+            ax.plot([], [], linestyle=style, color=colour, label=f"{label} (off scale)")
+            continue
+        ax.axhline(value, linestyle=style, color=colour, linewidth=1, label=label)
+    ax.bar([0], [0], color=VERMILLION, label="bottleneck " + ", ".join(plot.bottleneck))
+    ax.set_xticks(range(len(plot.ports)), plot.ports,
+                  rotation=90 if len(plot.ports) > 14 else 0)
+    ax.set(xlabel=plot.x_label, ylabel=plot.y_label, ylim=(0, top),
+           xlim=(-0.6, len(plot.ports) - 0.4))
+    ax.legend(loc="upper left", frameon=False)
+    ax.set_title(plot.title)
+
+
+def _validation(ax, plot: ValidationPlot) -> None:
+    lo, hi = plot.limits
+    ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
+    ax.fill_between([lo, hi], [lo * (1 - plot.band), hi * (1 - plot.band)],
+                    [lo * (1 + plot.band), hi * (1 + plot.band)], color=GREY, alpha=0.3,
+                    linewidth=0, label=f"\u00b1{plot.band:.0%}")
+    for colour, level in zip(OKABE_ITO, plot.levels):
+        points = [p for p in plot.points if p.level == level]
+        ax.plot([p.measured for p in points], [p.ecm for p in points], marker="o",
+                markersize=3.5, linestyle="none", color=colour, label=f"{level} ECM")
+        ax.plot([p.measured for p in points], [p.roofline for p in points], marker="s",
+                markersize=3.5, linestyle="none", color=colour, markerfacecolor="none",
+                markeredgewidth=0.8, label=f"{level} Roofline")
+    ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), xlabel=plot.x_label,
+           ylabel=plot.y_label)
+    _legend_outside(ax, ncols=3)
+    ax.set_title(plot.title)
