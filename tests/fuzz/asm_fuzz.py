@@ -18,23 +18,18 @@ within the time bound. Short run: ``tests/fuzz/test_fuzz.py`` (200 inputs). Long
 """
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 import json
 import math
 import random
 import sys
 import tempfile
 import time
-import traceback
-from collections import Counter
 from pathlib import Path
 
 if __package__ in (None, ""):   # run as a script: make 'fuzz' importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fuzz.runner import Hang, Outcome, _time_bound  # noqa: E402
+from fuzz.runner import Outcome, call_main, fuzz_parser, guarded, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted(p for d in ("asm", "asm_papers", "asm_aarch64", "asm_memdeps")
@@ -117,23 +112,13 @@ def run_case(seed: int, index: int, workdir: Path, seconds: float) -> Outcome:
     path.write_bytes(data)
     outcome = Outcome(index, None, 0.0)
     start = time.perf_counter()
-    out, err = io.StringIO(), io.StringIO()
-    with _time_bound(seconds):
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    outcome.code = main(argv + [str(path)])
-                except SystemExit as exc:      # argparse usage errors, _fail()
-                    outcome.code = exc.code if isinstance(exc.code, int) else 2
-        except Hang:
-            outcome.problems.append(f"hang: over {seconds:g} s")
-        except BaseException as exc:   # noqa: B902 - a crash is what we look for
-            frame = traceback.extract_tb(exc.__traceback__)[-1]
-            outcome.problems.append(f"crash: {type(exc).__name__} at "
-                                    f"{Path(frame.filename).name}:{frame.lineno} "
-                                    f"({frame.name}): {str(exc)[:120]}")
+
+    def check() -> None:
+        outcome.code, out, err = call_main(main, argv + [str(path)])
+        outcome.problems.extend(_check(outcome.code, out, err, argv))
+
+    outcome.problems.extend(guarded(check, seconds))
     outcome.seconds = time.perf_counter() - start
-    outcome.problems += _check(outcome.code, out.getvalue(), err.getvalue(), argv)
     return outcome
 
 
@@ -163,33 +148,14 @@ def run(seed: int, count: int, seconds: float = 10.0, only: int | None = None
         return [run_case(seed, i, Path(tmp), seconds) for i in indices]
 
 
-def summary(outcomes: list[Outcome]) -> str:
-    kinds = Counter(p.split(":")[0] for o in outcomes for p in o.problems)
-    codes = Counter(o.code for o in outcomes)
-    slowest = sorted(outcomes, key=lambda o: -o.seconds)[:3]
-    return (f"{len(outcomes)} assembly inputs in {sum(o.seconds for o in outcomes):.1f} s: "
-            f"{sum(1 for o in outcomes if o.problems)} with problems {dict(kinds)}; exit codes "
-            f"{dict(codes)}; slowest " + ", ".join(f"#{o.index} {o.seconds:.2f} s"
-                                                   for o in slowest))
-
-
 def cli(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--count", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--only", type=int, default=None)
-    parser.add_argument("--show", action="store_true")
-    args = parser.parse_args(argv)
+    args = fuzz_parser(__doc__.splitlines()[0], seed=7, count=200).parse_args(argv)
     outcomes = run(args.seed, args.count, args.seconds, args.only)
+    labels = []
     for outcome in outcomes:
-        if outcome.problems and (args.show or args.only is not None):
-            cmd, _, notes = make_case(args.seed, outcome.index)
-            print(f"#{outcome.index} [{', '.join(notes)}] {cmd}")
-            for problem in outcome.problems:
-                print(f"    {problem}")
-    print(summary(outcomes))
-    return 1 if any(o.problems for o in outcomes) else 0
+        command, _, notes = make_case(args.seed, outcome.index)
+        labels.append(f"#{outcome.index} [{', '.join(notes)}] {command}")
+    return report(outcomes, labels, args.show or args.only is not None, "assembly inputs")
 
 
 if __name__ == "__main__":

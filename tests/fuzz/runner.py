@@ -71,21 +71,29 @@ def run_case(case: Case, workdir: Path, seconds: float) -> Outcome:
     argv = case.argv + ["-m", machine, str(kernel)]
     start = time.perf_counter()
     outcome = Outcome(case.index, None, 0.0)
-    with _time_bound(seconds):
-        try:
-            outcome.code, out, err = _call_cli(argv)
-            outcome.problems += _check_cli(case, outcome.code, out, err, kernel, machine)
-            if case.api:
-                outcome.problems += _check_api(case, kernel, machine)
-        except Hang:
-            outcome.problems.append(f"hang: over {seconds:g} s")
-        except BaseException as exc:   # noqa: B902 - a crash is what we look for
-            frame = traceback.extract_tb(exc.__traceback__)[-1]
-            outcome.problems.append(f"crash: {type(exc).__name__} at "
-                                    f"{Path(frame.filename).name}:{frame.lineno} "
-                                    f"({frame.name}): {str(exc)[:120]}")
+    def check() -> None:
+        outcome.code, out, err = call_main(main, argv)
+        outcome.problems.extend(_check_cli(case, outcome.code, out, err, kernel, machine))
+        if case.api:
+            outcome.problems.extend(_check_api(case, kernel, machine))
+
+    outcome.problems.extend(guarded(check, seconds))
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def guarded(check, seconds: float) -> list[str]:
+    """Run ``check()`` within ``seconds``; a hang or any escaping exception is a finding."""
+    with _time_bound(seconds):
+        try:
+            check()
+        except Hang:
+            return [f"hang: over {seconds:g} s"]
+        except BaseException as exc:   # noqa: B902 - a crash is what we look for
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            return [f"crash: {type(exc).__name__} at {Path(frame.filename).name}:"
+                    f"{frame.lineno} ({frame.name}): {str(exc)[:120]}"]
+    return []
 
 
 @contextlib.contextmanager
@@ -102,11 +110,12 @@ def _time_bound(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _call_cli(argv: list[str]) -> tuple[int, str, str]:
+def call_main(entry, argv: list[str]) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of a command's ``main(argv)`` run in-process."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = main(argv)
+            code = entry(argv)
         except SystemExit as exc:   # argparse: usage errors
             code = exc.code if isinstance(exc.code, int) else 2
     return code, out.getvalue(), err.getvalue()
@@ -192,34 +201,47 @@ def run(seed: int, count: int, seconds: float, compile_share: float = 0.0,
     return outcomes, chosen
 
 
-def summary(outcomes: list[Outcome]) -> str:
+def summary(outcomes: list[Outcome], what: str = "inputs") -> str:
     kinds = Counter(p.split(":")[0] for o in outcomes for p in o.problems)
     codes = Counter(o.code for o in outcomes)
     slowest = sorted(outcomes, key=lambda o: -o.seconds)[:3]
     total = sum(o.seconds for o in outcomes)
-    return (f"{len(outcomes)} inputs in {total:.1f} s: "
+    return (f"{len(outcomes)} {what} in {total:.1f} s: "
             f"{sum(1 for o in outcomes if o.problems)} with problems {dict(kinds)}; "
             f"exit codes {dict(codes)}; slowest "
             + ", ".join(f"#{o.index} {o.seconds:.2f} s" for o in slowest))
 
 
-def cli(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--count", type=int, default=300)
+def fuzz_parser(description: str, seed: int, count: int) -> argparse.ArgumentParser:
+    """The options every fuzz runner has (``--seed --count --seconds --only --show``)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--count", type=int, default=count)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--compile-share", type=float, default=0.0)
     parser.add_argument("--only", type=int, default=None)
     parser.add_argument("--show", action="store_true")
-    args = parser.parse_args(argv)
-    outcomes, chosen = run(args.seed, args.count, args.seconds, args.compile_share, args.only)
-    for outcome, case in zip(outcomes, chosen):
-        if outcome.problems and (args.show or args.only is not None):
-            print(f"#{case.index} [{case.mutated}: {', '.join(case.notes)}] {case.argv}")
+    return parser
+
+
+def report(outcomes: list[Outcome], labels: list[str], show: bool, what: str = "inputs") -> int:
+    """Print the findings (with their input's label when ``show``) and the summary line;
+    exit code 1 when anything was found."""
+    for outcome, label in zip(outcomes, labels):
+        if outcome.problems and show:
+            print(label)
             for problem in outcome.problems:
                 print(f"    {problem}")
-    print(summary(outcomes))
+    print(summary(outcomes, what))
     return 1 if any(o.problems for o in outcomes) else 0
+
+
+def cli(argv: list[str] | None = None) -> int:
+    parser = fuzz_parser(__doc__.splitlines()[0], seed=15, count=300)
+    parser.add_argument("--compile-share", type=float, default=0.0)
+    args = parser.parse_args(argv)
+    outcomes, chosen = run(args.seed, args.count, args.seconds, args.compile_share, args.only)
+    labels = [f"#{c.index} [{c.mutated}: {', '.join(c.notes)}] {c.argv}" for c in chosen]
+    return report(outcomes, labels, args.show or args.only is not None)
 
 
 if __name__ == "__main__":

@@ -41,5 +41,5 @@ def test_short_run_of_mutated_assembly_has_no_findings():
     assert asm_fuzz.make_case(7, 3) == first and asm_fuzz.make_case(8, 3) != first
     outcomes = asm_fuzz.run(seed=7, count=300, seconds=10)
     assert [(o.index, o.problems) for o in outcomes if o.problems] == [], \
-        asm_fuzz.summary(outcomes)
+        summary(outcomes, "assembly inputs")
     assert {o.code for o in outcomes} == {0, 2}   # some analyse, some are refused
