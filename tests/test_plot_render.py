@@ -144,3 +144,25 @@ def test_validate_plot(tmp_path, capsys):
     text = target.read_text()
     assert "prediction vs measurement: CSX" in text and "MEM Roofline" in text
     assert f"kerncraft-validate: wrote {target}" in capsys.readouterr().err
+
+
+def test_sweep_picture_takes_the_measured_points_of_the_same_call():
+    from types import SimpleNamespace
+
+    from kerncraft.api import load_kernel
+    from kerncraft.cli.plotting import PointCollector, pictures
+
+    machine = kerncraft.load_machine("CSX")
+    kernel = load_kernel("kernels/triad.c")
+    collector = PointCollector()
+    for n, measured in ((1000, 6.5), (10**7, 31.0)):
+        bound = kernel.bind({"N": n})
+        ecm = kerncraft.analyze(bound, machine, model="ECM")
+        collector(bound, [SimpleNamespace(model="ECM", result=ecm),
+                          SimpleNamespace(model="Benchmark",
+                                          result=SimpleNamespace(cycles_per_cl=measured))])
+    assert [(size, label) for size, label, _ in collector.points] == [
+        (24000.0, "N=1000"), (2.4e8, "N=10000000")]          # 3 arrays x 8 B x N
+    ((model, plot),) = pictures(["ECM", "Benchmark"], collector, machine)
+    assert model == "ECM" and plot.measured == ((24000.0, 6.5), (2.4e8, 31.0))
+    assert plot.capacities == (("L1", 32768.0), ("L2", 1048576.0), ("L3", 14680064.0))

@@ -102,10 +102,26 @@ def test_ecm_data_sweep_has_link_times_only():
     # the same link times as ECM (T_L3MEM at the saturated bandwidth), no in-core part
     assert dict(point.parts) == pytest.approx({"T_L1L2": 4.0, "T_L2L3": 12.0,
                                                "T_L3MEM": T_L3MEM})
-    assert point.t_ol is None
-    assert point.prediction == pytest.approx(16.0 + T_L3MEM)
+    assert point.t_ol is None and point.prediction is None       # no composition
+    assert point.total == pytest.approx(16.0 + T_L3MEM)
     with pytest.raises(KerncraftError, match="no points"):
         ecm_sweep_plot([], {})
+
+
+def test_ecm_sweep_keeps_overlapping_transfers_apart():
+    # ZEN2: L1-L2 and L2-L3 transfers overlap (machine file), L3-MEM adds up.
+    # triad: T_OL 2, T_nOL 2, T_L1L2 = 3 lines * 2 cy = 6, T_L2L3 = 4 lines * 4 cy = 16
+    result = kerncraft.analyze("kernels/triad.c", "ZEN2", model="ECM", defines={"N": 10**7})
+    plot = ecm_sweep_plot([(2.4e8, "N=10000000", result)], {}, measured=[(2.4e8, 40.0)])
+    (point,) = plot.points
+    assert point.overlapping == (("T_L1L2", 6.0), ("T_L2L3", 16.0))
+    assert [name for name, _ in point.parts] == ["T_nOL", "T_L3MEM"]
+    t_l3mem = dict(point.parts)["T_L3MEM"]
+    # prediction = max(T_OL, largest overlapping, T_nOL + T_L3MEM)
+    assert point.prediction == pytest.approx(max(2.0, 16.0, 2.0 + t_l3mem))
+    assert point.total == pytest.approx(2.0 + t_l3mem)
+    assert plot.overlapping_names == ("T_L1L2", "T_L2L3")
+    assert plot.top == 40.0                                     # the measured point
 
 
 def test_scaling_in_iterations_per_second_and_saturation(ecm):

@@ -235,4 +235,4 @@ def benchmark_model(kernel, machine, args) -> ModelReport:
     data = {"unit": unit, **result.to_dict(),
             "value": result.value(unit) if unit != "FLOP/s" or result.flops_per_iteration
             else None}
-    return ModelReport("Benchmark", _format(result, unit), data)
+    return ModelReport("Benchmark", _format(result, unit), data, result)

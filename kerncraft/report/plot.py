@@ -30,6 +30,7 @@ MISSING_MATPLOTLIB = "--plot needs matplotlib, which is not installed: pip insta
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
              "#000000")
 VERMILLION, BLUE, GREY = "#D55E00", "#0072B2", "#999999"
+CONTRIBUTION_ORDER = ("T_nOL", "T_L1L2", "T_L2L3", "T_L3MEM")   # fixed colours across machines
 WIDTH_IN, HEIGHT_IN = 3.5, 2.6       # 8.9 cm x 6.6 cm; pictures with the legend below: taller
 TALL_IN = 3.2
 STYLE = {"font.size": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
@@ -127,27 +128,47 @@ def _roofline(ax, plot: RooflinePlot) -> None:
     ax.set_title(plot.title)
 
 
+def _step_edges(xs: list[float]) -> list[float]:
+    """Edges of one step per point on a log axis: geometric means between neighbours."""
+    if len(xs) == 1:
+        return [xs[0] / 1.5, xs[0] * 1.5]
+    inner = [math.sqrt(a * b) for a, b in zip(xs, xs[1:])]
+    return [xs[0] ** 2 / inner[0]] + inner + [xs[-1] ** 2 / inner[-1]]
+
+
 def _ecm_sweep(ax, plot: ECMSweepPlot) -> None:
     xs = [p.working_set for p in plot.points]
-    names = plot.part_names
-    layers = [[dict(p.parts).get(name, 0.0) for p in plot.points] for name in names]
-    ax.stackplot(xs, layers, labels=names, colors=OKABE_ITO[:len(names)], alpha=0.85,
-                 linewidth=0)
+    edges = _step_edges(xs)
+    steps = lambda values: list(values) + [values[-1]]  # noqa: E731  (step="post" needs n+1)
+    names = list(dict.fromkeys(CONTRIBUTION_ORDER + plot.part_names + plot.overlapping_names))
+    colour_of = dict(zip(names, OKABE_ITO * 2))      # one colour per contribution, stacked or not
+    base = [0.0] * len(xs)
+    for name in plot.part_names:
+        colour = colour_of[name]
+        height = [base[i] + dict(p.parts).get(name, 0.0) for i, p in enumerate(plot.points)]
+        ax.fill_between(edges, steps(base), steps(height), step="post", color=colour,
+                        alpha=0.85, linewidth=0, label=name)
+        base = height
+    lines = [(f"{name} (overlaps)", [dict(p.overlapping).get(name, 0.0) for p in plot.points],
+              "--", colour_of[name]) for name in plot.overlapping_names]
     if any(p.t_ol is not None for p in plot.points):
-        ax.plot(xs, [p.t_ol or 0.0 for p in plot.points], color="black", linestyle=":",
-                label="T_OL")
-    ax.plot(xs, [p.prediction for p in plot.points], color="black", marker="o",
-            markersize=2.5, linewidth=0.8, label="prediction")
+        lines.append(("T_OL", [p.t_ol or 0.0 for p in plot.points], ":", "black"))
+    for label, values, style, colour in lines:
+        ax.step(edges, steps(values), where="post", color=colour, linestyle=style,
+                linewidth=1.2, label=label)
+    if any(p.prediction is not None for p in plot.points):
+        ax.plot(xs, [p.prediction for p in plot.points], color="black", marker="o",
+                markersize=2.5, linestyle="none", label="prediction")
     if plot.measured:
         ax.plot(*zip(*plot.measured), color=VERMILLION, marker="D", markersize=3.5,
                 linestyle="none", markeredgecolor="black", markeredgewidth=0.4,
                 label="measured")
-    top = max([p.prediction for p in plot.points] + [m for _, m in plot.measured]) * 1.25
+    top = plot.top * 1.2
     for name, size in plot.capacities:
-        if xs[0] <= size <= xs[-1]:
+        if edges[0] <= size <= edges[-1]:
             ax.axvline(size, color=GREY, linestyle="--", linewidth=0.8)
             ax.text(size * 1.08, top * 0.97, name, color="#555555", fontsize=6.5, va="top")
-    ax.set(xscale="log", xlim=(xs[0], xs[-1]), ylim=(0, top), xlabel=plot.x_label,
+    ax.set(xscale="log", xlim=(edges[0], edges[-1]), ylim=(0, top), xlabel=plot.x_label,
            ylabel=plot.y_label)
     _legend_outside(ax, ncols=3)
     ax.set_title(plot.title)

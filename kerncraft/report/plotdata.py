@@ -114,13 +114,20 @@ def roofline_plot(result: Any, title: str = "") -> RooflinePlot:
 
 @dataclass(frozen=True)
 class StackedPoint:
-    """One sweep point: the stacked non-overlapping parts and the prediction (cy/CL)."""
+    """One sweep point (cy/CL): the parts that add up (stacked), the parts that overlap
+    with them (levels with ``transfers overlap``, drawn as lines) and the prediction."""
 
     working_set: float                      # bytes
     label: str                              # 'N=1000'
     parts: tuple[tuple[str, float], ...]    # ('T_nOL', 2.0), ('T_L1L2', 4.0), ...
-    t_ol: float | None                      # cy/CL (ECM), None for ECMData
-    prediction: float                       # cy/CL: the data-in-memory prediction
+    t_ol: float | None                      # ECM only
+    prediction: float | None                # ECM: the data-in-memory prediction
+    overlapping: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def total(self) -> float:
+        """Height of the stack (cy/CL)."""
+        return sum(cycles for _, cycles in self.parts)
 
 
 @dataclass(frozen=True)
@@ -137,20 +144,37 @@ class ECMSweepPlot:
     @property
     def part_names(self) -> tuple[str, ...]:
         """Every stacked part in stacking order (T_nOL first, then the links)."""
-        names: list[str] = []
-        for point in self.points:
-            names += [name for name, _ in point.parts if name not in names]
-        return tuple(names)
+        return tuple(dict.fromkeys(name for p in self.points for name, _ in p.parts))
+
+    @property
+    def overlapping_names(self) -> tuple[str, ...]:
+        """Every overlapping contribution (drawn as a line)."""
+        return tuple(dict.fromkeys(name for p in self.points for name, _ in p.overlapping))
+
+    @property
+    def top(self) -> float:
+        """The largest value drawn (cy/CL)."""
+        return max([p.total for p in self.points] + [p.prediction or 0.0 for p in self.points]
+                   + [c for p in self.points for _, c in p.overlapping]
+                   + [p.t_ol or 0.0 for p in self.points] + [m for _, m in self.measured])
 
 
-def _stacked(result: Any) -> tuple[tuple[tuple[str, float], ...], float | None, float]:
-    """(parts, T_OL, prediction) of an ECMResult or an ECMDataResult, cy/CL."""
+def _stacked(result: Any) -> dict[str, Any]:
+    """parts, overlapping, t_ol and prediction of an ECMResult or an ECMDataResult.
+
+    ECM: T_nOL and the serial contributions stack, overlapping ones are kept apart;
+    the prediction is max(T_OL, overlapping, stack). ECMData has no composition:
+    its link times stack and there is no prediction.
+    """
     if hasattr(result, "ecm"):
         ecm = result.ecm
-        parts = (("T_nOL", ecm.t_nol),) + tuple((c.name, c.cycles) for c in ecm.contributions)
-        return parts, ecm.t_ol, ecm.predictions[-1]
+        parts = (("T_nOL", ecm.t_nol),) + tuple(
+            (c.name, c.cycles) for c in ecm.contributions if not c.overlapping)
+        overlapping = tuple((c.name, c.cycles) for c in ecm.contributions if c.overlapping)
+        return {"parts": parts, "overlapping": overlapping, "t_ol": ecm.t_ol,
+                "prediction": ecm.predictions[-1]}
     parts = tuple((f"T_{link.upper}{link.lower}", link.cycles) for link in result.links)
-    return parts, None, sum(cycles for _, cycles in parts)
+    return {"parts": parts, "overlapping": (), "t_ol": None, "prediction": None}
 
 
 def ecm_sweep_plot(points: Sequence[tuple[float, str, Any]],
@@ -166,8 +190,7 @@ def ecm_sweep_plot(points: Sequence[tuple[float, str, Any]],
         raise KerncraftError("nothing to plot: the sweep has no points")
     stacked = []
     for size, label, result in sorted(points, key=lambda p: p[0]):
-        parts, t_ol, prediction = _stacked(result)
-        stacked.append(StackedPoint(float(size), label, parts, t_ol, prediction))
+        stacked.append(StackedPoint(float(size), label, **_stacked(result)))
     return ECMSweepPlot(title, tuple(stacked),
                         tuple((name, float(b)) for name, b in capacities.items() if b),
                         tuple(sorted((float(x), float(y)) for x, y in measured)))
