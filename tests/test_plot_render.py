@@ -166,3 +166,17 @@ def test_sweep_picture_takes_the_measured_points_of_the_same_call():
     ((model, plot),) = pictures(["ECM", "Benchmark"], collector, machine)
     assert model == "ECM" and plot.measured == ((24000.0, 6.5), (2.4e8, 31.0))
     assert plot.capacities == (("L1", 32768.0), ("L2", 1048576.0), ("L3", 14680064.0))
+
+
+def test_docs_script_draws_every_example_picture(tmp_path):
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "docs" / "make_pictures.py"))
+    written = script["main"](["--out", str(tmp_path)])
+    assert sorted(p.name for p in written) == [
+        "ecm-scaling-triad-csx.png", "ecm-sweep-triad-zen2.png", "ports-triad-csx.png",
+        "roofline-triad-csx.png", "validation-zen5.png"]
+    assert all(p.read_bytes()[:8] == PNG_MAGIC for p in written)
+    # every picture the README shows is in docs/pictures
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"docs/pictures/{p.name}" in readme for p in written)

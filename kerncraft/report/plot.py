@@ -30,6 +30,7 @@ MISSING_MATPLOTLIB = "--plot needs matplotlib, which is not installed: pip insta
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
              "#000000")
 VERMILLION, BLUE, GREY = "#D55E00", "#0072B2", "#999999"
+MARKERS = "os^Dv<>ph"
 CONTRIBUTION_ORDER = ("T_nOL", "T_L1L2", "T_L2L3", "T_L3MEM")   # fixed colours across machines
 WIDTH_IN, HEIGHT_IN = 3.5, 2.6       # 8.9 cm x 6.6 cm; pictures with the legend below: taller
 TALL_IN = 3.2
@@ -101,18 +102,23 @@ def _roofline(ax, plot: RooflinePlot) -> None:
     x_lo, x_hi = _decades(min(p.intensity for p in plot.points) / 4,
                           max(p.intensity for p in plot.points) * 40)
     top = plot.compute or max(c.bandwidth * x_hi for c in plot.ceilings)
-    for colour, ceiling in zip(OKABE_ITO, plot.ceilings):
+    for colour, ceiling, shape in zip(OKABE_ITO, plot.ceilings, MARKERS):
         knee = (plot.compute / ceiling.bandwidth) if plot.compute else None
         line_x = [x_lo] + ([knee] if knee and x_lo < knee < x_hi else []) + [x_hi]
         line_y = [min(x * ceiling.bandwidth, plot.compute or math.inf) / scale for x in line_x]
-        ax.plot(line_x, line_y, color=colour, label=ceiling.label)
+        ax.plot(line_x, line_y, color=colour)
+        ax.plot([], [], color=colour, marker=shape, markerfacecolor="none", markersize=4,
+                label=ceiling.label)     # the legend: ceiling and the kernel's marker there
     if plot.compute:
         ax.axhline(plot.compute / scale, color="black", linestyle="--", linewidth=1,
                    label=plot.compute_label)
-    for colour, point in zip(OKABE_ITO, plot.points):
-        ax.plot(point.intensity, point.performance / scale, marker="o",
-                markersize=7 if point.binding else 4.5, color=colour,
-                markeredgecolor="black" if point.binding else colour, linestyle="none")
+    # levels with the same traffic share a point: hollow markers of falling size stay
+    # visible inside each other; the binding level's marker is filled
+    for i, (colour, point, shape) in enumerate(zip(OKABE_ITO, plot.points, MARKERS)):
+        ax.plot(point.intensity, point.performance / scale, marker=shape,
+                markersize=9 - 1.3 * i, color=colour, linestyle="none",
+                markerfacecolor=colour if point.binding else "none",
+                markeredgecolor="black" if point.binding else colour, markeredgewidth=1.1)
     binding = [p for p in plot.points if p.binding]
     if binding:
         p = binding[0]

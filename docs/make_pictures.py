@@ -1,0 +1,82 @@
+"""Draw the example pictures of the README into docs/pictures/ (``--out DIR`` elsewhere).
+
+    python docs/make_pictures.py [--out DIR]
+
+Everything comes from bundled inputs, so the pictures are the same on every host
+with the same compiler (the in-core part of ECM comes from the compiled loop):
+
+* ``roofline-triad-csx.png``: ``kerncraft -p RooflineFLOP -m CSX kernels/triad.c -D N 10000000``
+* ``ecm-sweep-triad-zen2.png``: ECM of the triad on ZEN2 over N = 10^2 ... 10^8
+  (the Zen transfers L1-L2 and L2-L3 overlap and are drawn as lines);
+* ``ecm-scaling-triad-csx.png``: the ECM scaling table of the triad on CSX;
+* ``ports-triad-csx.png``: ``kerncraft-incore --arch CSX`` on
+  ``tests/data/asm_papers/stream_triad_csx.s``;
+* ``validation-zen5.png``: the stored run ``benchmarks/machines/validation-zen5-hand.txt``.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import kerncraft
+from kerncraft.bench.validate_sizes import working_set
+from kerncraft.incore.analysis import analyze_text
+from kerncraft.report.plot import draw
+from kerncraft.report.plotdata import (ecm_sweep_plot, port_pressure_plot, roofline_plot,
+                                       scaling_plot)
+from kerncraft.report.plotdata_validation import points_from_table, validation_plot
+
+ROOT = Path(__file__).resolve().parents[1]
+TRIAD = {"N": 10**7}
+
+
+def roofline() -> object:
+    result = kerncraft.analyze("kernels/triad.c", "CSX", model="RooflineFLOP", defines=TRIAD)
+    return roofline_plot(result, "triad, N = 10\u2077, CSX (RooflineFLOP)")
+
+
+def ecm_sweep() -> object:
+    machine = kerncraft.load_machine("ZEN2")
+    kernel = kerncraft.api.load_kernel("kernels/triad.c")
+    rows = kerncraft.sweep(kernel, machine, model="ECM", defines={"N": "100-100000000:25log"})
+    points = [(working_set(kernel.bind(dict(r.defines))), f"N={r.defines['N']}", r.result)
+              for r in rows]
+    capacities = {lvl.name: lvl.size_per_group for lvl in machine.cache_levels}
+    return ecm_sweep_plot(points, capacities, title="triad on ZEN2: ECM contributions")
+
+
+def scaling() -> object:
+    result = kerncraft.analyze("kernels/triad.c", "CSX", model="ECM", defines=TRIAD)
+    return scaling_plot(result, kerncraft.load_machine("CSX").clock,
+                        "triad, N = 10\u2077, CSX: ECM scaling")
+
+
+def ports() -> object:
+    text = (ROOT / "tests/data/asm_papers/stream_triad_csx.s").read_text()
+    return port_pressure_plot(analyze_text(text, "CSX"), "STREAM triad loop on CSX (gcc)")
+
+
+def validation() -> object:
+    text = (ROOT / "benchmarks/machines/validation-zen5-hand.txt").read_text()
+    return validation_plot(points_from_table(text), "14 kernels x 4 levels on Zen 5")
+
+
+PICTURES = {"roofline-triad-csx.png": roofline, "ecm-sweep-triad-zen2.png": ecm_sweep,
+            "ecm-scaling-triad-csx.png": scaling, "ports-triad-csx.png": ports,
+            "validation-zen5.png": validation}
+
+
+def main(argv: list[str] | None = None) -> list[Path]:
+    """Write every picture; returns their paths."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "pictures")
+    out = parser.parse_args(argv).out
+    out.mkdir(parents=True, exist_ok=True)
+    written = [Path(draw(make(), str(out / name))) for name, make in PICTURES.items()]
+    for path in written:
+        print(path)
+    return written
+
+
+if __name__ == "__main__":
+    main()
