@@ -18,6 +18,7 @@ from kerncraft.report import plot as plot_module
 from kerncraft.report.plotdata import (ecm_sweep_plot, port_pressure_plot, roofline_plot,
                                        scaling_plot)
 from kerncraft.report.plotdata_validation import points_from_table, validation_plot
+from test_ecm_golden import needs_gcc12
 
 pytest.importorskip("matplotlib")
 
@@ -180,3 +181,14 @@ def test_docs_script_draws_every_example_picture(tmp_path):
     # every picture the README shows is in docs/pictures
     readme = (ROOT / "README.md").read_text()
     assert all(f"docs/pictures/{p.name}" in readme for p in written)
+
+
+@needs_gcc12
+def test_ecmcpu_plots_the_port_pressure_of_the_compiled_loop(tmp_path):
+    target = tmp_path / "cpu.svg"
+    assert main(["-p", "ECMCPU", "-m", "CSX", "kernels/triad.c", "-D", "N", "10000000",
+                 "--plot", str(target)]) == 0
+    text = target.read_text()
+    # gcc's triad loop on CSX: ports 2 and 3 busiest (golden TRIAD (1)), CP 11 cy
+    assert "compiled loop on CSX" in text and "bottleneck 2, 3" in text
+    assert "critical path 11 cy (off scale)" in text

@@ -117,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
                         help="also draw the model's picture into FILE (.png, .svg, .pdf): "
                              "Roofline diagram, ECM contributions over a -D sweep or ECM "
-                             "scaling, ECMData over a -D sweep (needs matplotlib)")
+                             "scaling, ECMData over a -D sweep, ECMCPU port pressure "
+                             "(needs matplotlib)")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more output (-v: kernel summary and model details; -vv: more)")
     return parser

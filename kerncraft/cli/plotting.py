@@ -9,7 +9,8 @@ end:
 * ``ECM``: over a -D sweep the contributions against the working-set size (with
   ``-p Benchmark`` in the same call: the measured points); at one point the
   scaling table (performance against cores);
-* ``ECMData``: over a -D sweep the link times against the working-set size.
+* ``ECMData``: over a -D sweep the link times against the working-set size;
+* ``ECMCPU``: the port pressure of the compiled loop (built-in in-core analyzer).
 
 One picture is written to FILE itself; several to ``FILE-<model>.<suffix>``.
 """
@@ -72,7 +73,7 @@ def _sweep(model: str, collector: PointCollector, machine: Any) -> Any:
 
 def pictures(models: Sequence[str], collector: PointCollector, machine: Any) -> list[tuple[str, Any]]:
     """(model, plot data) of every picture this run gives, in the order of ``-p``."""
-    from kerncraft.report.plotdata import roofline_plot, scaling_plot
+    from kerncraft.report.plotdata import port_pressure_plot, roofline_plot, scaling_plot
 
     found = []
     last = collector.points[-1][2] if collector.points else {}
@@ -86,16 +87,22 @@ def pictures(models: Sequence[str], collector: PointCollector, machine: Any) -> 
         elif model == "ECM" and model in last:
             found.append((model, scaling_plot(last[model], machine.clock,
                                               f"ECM scaling {collector.points[-1][1]}".strip())))
+        elif model == "ECMCPU" and model in last:
+            analysis = getattr(last[model].prediction, "analysis", None)
+            if hasattr(analysis, "port_totals"):      # the built-in analyzer, not llvm-mca
+                found.append((model, port_pressure_plot(analysis, "compiled loop on "
+                                                        f"{analysis.arch}")))
     return found
 
 
 def check_models(models: Sequence[str], points: int) -> None:
     """Refuse before the run when none of ``models`` gives a picture with ``points`` points."""
-    if any(m in ROOFLINES or m == "ECM" or (m == "ECMData" and points > 1) for m in models):
+    if any(m in ROOFLINES or m in ("ECM", "ECMCPU") or (m == "ECMData" and points > 1)
+           for m in models):
         return
     raise KerncraftError(
         "--plot: no picture for " + ", ".join(models) + " (pictures: RooflineFLOP, "
-        "RooflineASM, ECM (scaling, or a -D sweep), ECMData over a -D sweep)")
+        "RooflineASM, ECM (scaling, or a -D sweep), ECMData over a -D sweep, ECMCPU)")
 
 
 def picture_paths(path: str, names: Sequence[str]) -> list[str]:
