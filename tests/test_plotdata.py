@@ -109,6 +109,9 @@ def test_ecm_data_sweep_has_link_times_only():
     assert point.total == pytest.approx(16.0 + T_L3MEM)
     with pytest.raises(KerncraftError, match="no points"):
         ecm_sweep_plot([], {})
+    with pytest.raises(KerncraftError, match="several points have the same one"):
+        ecm_sweep_plot([(2.4e8, "N=1 M=2", rows[0].result), (2.4e8, "N=2 M=1", rows[0].result)],
+                       {})
 
 
 @needs_gcc12

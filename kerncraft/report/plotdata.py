@@ -188,6 +188,10 @@ def ecm_sweep_plot(points: Sequence[tuple[float, str, Any]],
     """
     if not points:
         raise KerncraftError("nothing to plot: the sweep has no points")
+    sizes = [size for size, _, _ in points]
+    if len(set(sizes)) < len(sizes):
+        raise KerncraftError("the sweep picture puts points at their working-set size, and "
+                             "several points have the same one; sweep the size constants only")
     stacked = []
     for size, label, result in sorted(points, key=lambda p: p[0]):
         stacked.append(StackedPoint(float(size), label, **_stacked(result)))
