@@ -145,3 +145,24 @@ def test_console_script_runs_from_a_shell(tmp_path):
     assert proc.stderr.startswith(f"kerncraft: error: {kernel}:3:")
     assert len(proc.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == [kernel]          # nothing written next to the kernel
+
+
+def test_json_to_stdout_is_one_document_and_the_report_goes_to_stderr(capsys):
+    """Kerncraft users pipe `--json -` into jq: stdout must be the JSON document alone."""
+    kernel = str(Path(__file__).resolve().parents[1] / "kernels" / "copy.c")
+    code, out, err = run_cli(capsys, "-p", "LC", "-m", "CSX", kernel, "-D", "N", "1000",
+                             "--json", "-")
+    assert code == 0
+    assert json.loads(out)["points"][0]["defines"] == {"N": 1000}
+    assert err.startswith("Layer conditions (LC) at N=1000")
+
+
+def test_u_is_the_unit_option_and_max_points_raises_the_limit(capsys):
+    assert build_parser().parse_args(["-p", "ECM", "-m", "CSX", "k.c", "-u", "It/s"]).unit \
+        == "It/s"
+    kernel = str(Path(__file__).resolve().parents[1] / "kernels" / "copy.c")
+    code, _, err = run_cli(capsys, "-p", "LC", "-m", "CSX", kernel, "-D", "N", "1-3:3",
+                           "-D", "M", "1-4:4", "--max-points", "10")
+    assert code == 2 and err.strip() == (
+        "kerncraft: error: the -D values give 12 points (3 (N) x 4 (M)), more than the limit "
+        "of 10; pass --max-points 12 to run them all")

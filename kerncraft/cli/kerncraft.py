@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bind constant KEY to an integer or a range "
                              "start-stop[:num[log[base]]]; several -D give the cartesian "
                              "product; KEY '.' sets a default for all constants")
-    parser.add_argument("--unit", choices=UNITS, default=None,
+    parser.add_argument("-u", "--unit", choices=UNITS, default=None,
                         help="unit of the reported performance (default depends on the model)")
     parser.add_argument("-c", "--cores", type=_positive_int, default=1,
                         help="number of cores to predict for (default 1)")
@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="compiler flags (default: the machine file's flags for the compiler); "
                              "write --compiler-flags='-O2 ...' when they start with '-'")
     parser.add_argument("-i", "--incore-model", default="kerncraft", metavar="MODEL",
-                        help="in-core analyzer: kerncraft (built-in, default), OSACA, LLVM-MCA")
+                        help="in-core analyzer: kerncraft (built-in, default), kerncraft-sim "
+                             "(built-in cycle-level simulation), OSACA, LLVM-MCA")
     parser.add_argument("--asm-block", type=_asm_block, default="auto",
                         help="loop block of the assembly to analyse: auto (default), manual "
                              "(list blocks and ask), or a block number")
@@ -113,7 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ignore-unknown", action="store_true",
                         help="count unknown instruction forms as zero instead of refusing")
     parser.add_argument("--json", metavar="FILE", default=None,
-                        help="also write the results as JSON to FILE ('-' for stdout)")
+                        help="also write the results as JSON to FILE ('-': stdout, and the "
+                             "text report goes to stderr, so stdout is one JSON document)")
+    parser.add_argument("--max-points", type=_positive_int, default=None, metavar="N",
+                        help="allow more -D points than the default limit of 10,000")
     parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
                         help="also draw the model's picture into FILE (.png, .svg, .pdf): "
                              "Roofline diagram, ECM contributions over a -D sweep or ECM "
@@ -136,7 +140,7 @@ def options_from_args(args: argparse.Namespace) -> AnalysisOptions:
 
 def run(args: argparse.Namespace, out=None) -> int:
     """Run the models for every -D point; returns the process exit code."""
-    out = out if out is not None else sys.stdout
+    out = out if out is not None else (sys.stderr if args.json == "-" else sys.stdout)
     from kerncraft.machine.loader import load_machine
     from kerncraft.kernel.parser import parse_kernel
     from kerncraft.kernel.defines import expand_defines
@@ -147,7 +151,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     machine = load_machine(args.machine)
     source = read_kernel_file(args.kernel)
     kernel = parse_kernel(source, filename=args.kernel)
-    points = expand_defines(args.define)
+    points = expand_defines(args.define, max_points=getattr(args, "max_points", None))
     plot = getattr(args, "plot", None)
     if plot is None:
         return run_models(models, kernel, machine, points, options, out, json_target=args.json)

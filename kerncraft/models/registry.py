@@ -103,7 +103,9 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
                                           [row.to_dict() for row in comparison]))
         out.flush()         # a piped report grows point by point
     if json_target:
-        write_json(json_target, cli_document(kernel.filename, machine.path, json_points), out)
+        # '-': the document alone on stdout (the CLI then prints the report to stderr)
+        write_json(json_target, cli_document(kernel.filename, machine.path, json_points),
+                   sys.stdout if json_target == "-" else out)
     if missing:
         name = missing[0]
         raise NotImplementedModelError(
