@@ -220,3 +220,16 @@ def test_missing_measurements_of_a_level_are_located(tmp_path, capsys):
         f"kerncraft: error: {path}:{line}:{first - text.rfind(chr(10), 0, first)}: "
         "benchmarks.measurements.L3: no benchmark measurements for level 'L3' (measured "
         "levels: L1, L2)\n")
+
+
+@pytest.mark.parametrize("backend", sorted(__import__("kerncraft.machine.yamlnodes",
+                                                      fromlist=["BACKENDS"]).BACKENDS))
+def test_bad_character_message_does_not_depend_on_the_yaml_backend(backend):
+    """libyaml (with PyYAML installed) and ruamel word a reader error differently; the
+    message is ours (a fresh venv without PyYAML said 'special characters')."""
+    from kerncraft.machine import yamlnodes
+
+    with pytest.raises(kerncraft.KerncraftError) as info:
+        yamlnodes.compose("a: b\x07c\n", "x.yml", backend=backend)
+    assert str(info.value) == ("x.yml:1:5: invalid YAML: character U+0007 is not allowed "
+                               "(control characters are not allowed)")

@@ -59,8 +59,12 @@ def compose(text: str, path: str | None, backend: str | None = None) -> Any:
         if mark is None and isinstance(position, int):
             line = text.count("\n", 0, position) + 1
             col = position - (text.rfind("\n", 0, position) + 1) + 1
-            problem = (f"character U+{getattr(exc, 'character', 0):04X} is not allowed "
-                       f"({getattr(exc, 'reason', 'control character')})")
+            # our own words: libyaml and ruamel phrase the reason differently
+            char = getattr(exc, "character", 0)
+            char = ord(char) if isinstance(char, str) else int(char)
+            kind = ("control characters are not allowed" if char < 0x20 or 0x7F <= char <= 0x9F
+                    else "not allowed in YAML")
+            problem = f"character U+{char:04X} is not allowed ({kind})"
         raise MachineFileError(f"invalid YAML: {problem}", SourceLocation(path, line, col)) from exc
 
 
