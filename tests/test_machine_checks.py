@@ -17,7 +17,8 @@ from kerncraft.report.json import finite_or_null, to_json, write_json
 REPO = Path(__file__).resolve().parents[1]
 CSX = REPO / "machine-files" / "CSX.yml"
 CSX_TEXT = CSX.read_text()
-PUBLISHED = Path("/work/shared/reference/kerncraft-machine-files")
+PUBLISHED = (Path(__file__).resolve().parents[1].parent      # shared/ beside the checkout
+             / "shared/reference/kerncraft-machine-files")
 
 
 def located(path: Path, text: str, needle: str, point: str | None = None) -> str:

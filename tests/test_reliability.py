@@ -22,7 +22,8 @@ from kerncraft.report.json import finite_or_null, write_json
 
 REPO = Path(__file__).resolve().parents[1]
 CSX = REPO / "machine-files" / "CSX.yml"
-PUBLISHED = Path("/work/shared/reference/kerncraft-machine-files")
+PUBLISHED = (Path(__file__).resolve().parents[1].parent      # shared/ beside the checkout
+             / "shared/reference/kerncraft-machine-files")
 CSX_TEXT = CSX.read_text()
 
 
