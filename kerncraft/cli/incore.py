@@ -159,13 +159,19 @@ def _bench_main(argv: Sequence[str]) -> int:
         if args.json != "-":
             sys.stdout.write(format_result(r))
             sys.stdout.flush()
-    if args.json:
-        text = json.dumps([r.to_json() for r in results], indent=2) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            _write(args.json, text)
+    _emit_json(args.json, [r.to_json() for r in results])
     return 0
+
+
+def _emit_json(target: str | None, documents: list) -> None:
+    """The --json list of the bench and db-check subcommands ('-': stdout)."""
+    if not target:
+        return
+    text = json.dumps(documents, indent=2) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    else:
+        _write(target, text)
 
 
 def _db_check_main(argv: Sequence[str]) -> int:
@@ -180,12 +186,7 @@ def _db_check_main(argv: Sequence[str]) -> int:
         if args.json != "-":
             sys.stdout.write(format_check(check, verbose=args.verbose))
             sys.stdout.flush()
-    if args.json:
-        text = json.dumps([c.to_json() for c in checks], indent=2) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            _write(args.json, text)
+    _emit_json(args.json, [c.to_json() for c in checks])
     return 1 if any(c.failed for c in checks) else 0
 
 
