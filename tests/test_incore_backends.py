@@ -414,3 +414,29 @@ def test_live_osaca_triad(tmp_path, monkeypatch):
     result = ip.predict_incore(_bound("triad"), kerncraft.load_machine("CSX"),
                                iterations_per_cacheline=8, incore_model="OSACA")
     assert (result.t_ol, result.t_nol) == (3.0, 2.0)
+
+
+PUBLISHED_ZEN2 = (Path(__file__).resolve().parents[1].parent
+                  / "shared/reference/kerncraft-machine-files/Zen2_EPYC-7452.yml")
+
+
+@pytest.mark.skipif(not PUBLISHED_ZEN2.is_file(), reason="published machine files not available")
+def test_published_zen_file_osaca_port_names_map_to_the_load_data_ports(capsys):
+    """Kerncraft's Zen files name the non-overlapping ports for OSACA only ([8D, 9D]: the
+    load-data halves of OSACA's AGU ports 8 and 9). Our ZEN2 database has no such names;
+    its load-data ports LD0, LD1 are the same thing (issue 12: these files were refused)."""
+    from kerncraft.cli.kerncraft import main
+    from kerncraft.machine.loader import load_machine
+
+    machine = load_machine(str(PUBLISHED_ZEN2))
+    ports = ("ALU0", "AGU0", "AGU1", "LD0", "LD1", "STD", "FP0")
+    assert ip.non_overlapping_ports(machine, ports, database="ZEN2") == ("LD0", "LD1")
+    with pytest.raises(KerncraftError, match=r"8D, 9D \(OSACA\) do not exist"):
+        ip.non_overlapping_ports(machine, ports)           # without a database: refused
+    code = main(["-p", "ECMCPU", "-m", str(PUBLISHED_ZEN2),
+                 str(Path(__file__).resolve().parents[1] / "kernels" / "triad.c"),
+                 "-D", "N", "1000"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert ("note: the machine file names the non-overlapping ports for OSACA (8D, 9D), which "
+            "ZEN2 does not have: its load-data ports LD0, LD1 are used") in out

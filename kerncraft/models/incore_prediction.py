@@ -143,20 +143,27 @@ def resolve_database(machine) -> str:
           "'in-core model' in the machine file")
 
 
-def non_overlapping_ports(machine, ports: tuple[str, ...], tool: str = "kerncraft"
-                          ) -> tuple[str, ...]:
+def non_overlapping_ports(machine, ports: tuple[str, ...], tool: str = "kerncraft",
+                          database: str | None = None) -> tuple[str, ...]:
     """The machine file's non-overlapping ports for an in-core tool, checked against
     the ports that tool reports.
 
     For our analyzer the ``kerncraft`` entry is used, else the ``OSACA`` one (same
     port names); for an external tool only its own entry. A tool resource with
     several units (llvm-mca's ``Zn3Load.0``, ``Zn3Load.1``) matches its base name.
+    OSACA names that our ``database`` does not have (the published Zen files' ``8D``,
+    ``9D``) mean what the ECM convention says they are, the load-data paths: the
+    database's ``load_data_ports`` are used instead.
     """
     keys = TOOL_KEYS if tool == "kerncraft" else (tool,)
     for key in keys:
         named = machine.non_overlapping_ports.get(key)
         if named:
             missing = [p for p in named if not _port_matches(p, ports)]
+            if missing and key == "OSACA" and tool == "kerncraft" and database:
+                load_data = _load_data_ports(database)
+                if load_data:
+                    return load_data
             if missing:
                 raise KerncraftError(f"machine file's non-overlapping ports {', '.join(missing)} "
                                      f"({key}) do not exist in the port model "
@@ -164,6 +171,12 @@ def non_overlapping_ports(machine, ports: tuple[str, ...], tool: str = "kerncraf
             return tuple(named)
     raise KerncraftError(f"machine file gives no non-overlapping ports for the in-core model "
                          f"{tool} (non-overlapping model: ports: {keys[0]}: [...])")
+
+
+def _load_data_ports(database: str) -> tuple[str, ...]:
+    from kerncraft.incore.database import load_database
+
+    return tuple(getattr(load_database(database), "load_data_ports", ()) or ())
 
 
 def _port_matches(name: str, ports: tuple[str, ...]) -> bool:
@@ -222,7 +235,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
                                                  literals, name, flag_text, arch,
                                                  asm_block, pointer_increment, ignore_unknown,
                                                  tool, tool_id)
-    nol = non_overlapping_ports(machine, tuple(ports), tool)
+    nol = non_overlapping_ports(machine, tuple(ports), tool, database=arch)
     scale = iterations_per_cacheline / selection.iterations_per_asm_iteration
     splits = None
     if tool == "kerncraft":
@@ -239,6 +252,12 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     source = max(bounds, key=bounds.get)
     notes = _model_notes(kernel, selection, analysis, bounds, source, t_nol, scale,
                          arch) if tool == "kerncraft" else ()
+    osaca_names = machine.non_overlapping_ports.get("OSACA")
+    if tool == "kerncraft" and "kerncraft" not in machine.non_overlapping_ports \
+            and osaca_names and tuple(osaca_names) != tuple(nol):
+        notes += (f"the machine file names the non-overlapping ports for OSACA "
+                  f"({', '.join(osaca_names)}), which {arch} does not have: its load-data "
+                  f"ports {', '.join(nol)} are used",)
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
     simulated = None
     if simulating:
