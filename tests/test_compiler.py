@@ -247,3 +247,26 @@ def test_compile_kernel_uses_the_machine_file(csx, cache_dir):
     assert result.flags == ("-O3", "-march=cascadelake", "-ffreestanding")
     assert "%ymm" in result.assembly          # vectorised for Cascade Lake
     assert "memcpy" not in result.assembly    # -ffreestanding keeps the loop a loop
+
+
+def test_aarch64_machine_file_gets_the_cross_compiler_on_x86(monkeypatch):
+    """Kerncraft's ThunderX2 file lists armclang, clang and gcc with AArch64 flags; on an
+    x86 host its gcc means aarch64-linux-gnu-gcc (issue 12: the host gcc said "bad value
+    'armv8.1-a'"), and without a cross compiler the error says what to install."""
+    from types import SimpleNamespace
+
+    from kerncraft.build import compiler as cc
+    from kerncraft.errors import ToolError
+
+    machine = SimpleNamespace(isa="AArch64", compilers=(
+        ("armclang", "-Ofast -mcpu=thunderx2t99"), ("gcc", "-Ofast -march=armv8.1-a")))
+    monkeypatch.setattr(cc.platform, "machine", lambda: "x86_64")
+    installed = {"aarch64-linux-gnu-gcc", "gcc"}
+    monkeypatch.setattr(cc.shutil, "which", lambda name: name if name in installed else None)
+    assert cc.select_compiler(machine) == ("aarch64-linux-gnu-gcc", ("-Ofast", "-march=armv8.1-a"))
+    installed.discard("aarch64-linux-gnu-gcc")
+    with pytest.raises(ToolError, match=r"describes an AArch64 machine and this host is x86_64.*"
+                                        r"apt-get install gcc-aarch64-linux-gnu"):
+        cc.select_compiler(machine)
+    monkeypatch.setattr(cc.platform, "machine", lambda: "aarch64")      # on the machine itself
+    assert cc.select_compiler(machine)[0] == "gcc"

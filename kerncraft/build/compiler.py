@@ -96,6 +96,15 @@ def select_compiler(machine=None, compiler: str | None = None,
     Raises :class:`ToolError` if no listed compiler is installed.
     """
     listed: tuple[tuple[str, str], ...] = tuple(getattr(machine, "compilers", ()) or ())
+    cross = _cross_compilers(machine, listed)
+    if compiler is None and cross is not None:
+        compiler = next((name for name, _ in cross if shutil.which(name)), None)
+        if compiler is None:
+            raise ToolError("the machine file describes an AArch64 machine and this host is "
+                            f"{platform.machine()}: none of its compilers can target AArch64 "
+                            "here; install a cross compiler (Debian: apt-get install "
+                            "gcc-aarch64-linux-gnu) or pass --compiler")
+        listed = cross
     if compiler is None:
         candidates = [name for name, _ in listed] or ["gcc", "clang", "cc"]
         compiler = next((c for c in candidates if shutil.which(c)), None)
@@ -106,6 +115,24 @@ def select_compiler(machine=None, compiler: str | None = None,
     if flags is None:
         flags = _machine_flags(listed, compiler)
     return compiler, tuple(shlex.split(flags) if isinstance(flags, str) else flags)
+
+
+def _cross_compilers(machine, listed: Sequence[tuple[str, str]]
+                     ) -> tuple[tuple[str, str], ...] | None:
+    """For an AArch64 machine file on another host: its compilers as cross compilers
+    (``gcc`` -> ``aarch64-linux-gnu-gcc`` with the file's gcc flags; names that already
+    are cross compilers stay). None when no cross compilation is needed."""
+    isa = str(getattr(machine, "isa", "") or "").lower()
+    if not isa.startswith(("aarch64", "arm")) or platform.machine().lower() in ("aarch64",
+                                                                                  "arm64"):
+        return None
+    cross = []
+    for name, flags in listed:
+        if os.path.basename(name).startswith("aarch64-"):
+            cross.append((name, flags))
+        elif _family(name) == "gcc":
+            cross.append(("aarch64-linux-gnu-gcc", flags))
+    return tuple(cross)
 
 
 def _machine_flags(listed: Sequence[tuple[str, str]], compiler: str) -> str:
