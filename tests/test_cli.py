@@ -166,3 +166,18 @@ def test_u_is_the_unit_option_and_max_points_raises_the_limit(capsys):
     assert code == 2 and err.strip() == (
         "kerncraft: error: the -D values give 12 points (3 (N) x 4 (M)), more than the limit "
         "of 10; pass --max-points 12 to run them all")
+
+
+def test_store_appends_one_json_line_per_run(capsys, tmp_path):
+    """--store (Kerncraft's option, JSON Lines here): two runs, two lines, nothing
+    overwritten; each line is the run's --json document."""
+    kernel = str(Path(__file__).resolve().parents[1] / "kernels" / "copy.c")
+    store = tmp_path / "study.jsonl"
+    for n in ("100", "200"):
+        code, _, _ = run_cli(capsys, "-p", "LC", "-m", "CSX", kernel, "-D", "N", n,
+                             "--store", str(store))
+        assert code == 0
+    lines = store.read_text().splitlines()
+    assert [json.loads(line)["points"][0]["defines"] for line in lines] == [{"N": 100},
+                                                                          {"N": 200}]
+    assert json.loads(lines[0])["schema_version"] == 1

@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="also write the results as JSON to FILE ('-': stdout, and the "
                              "text report goes to stderr, so stdout is one JSON document)")
+    parser.add_argument("--store", metavar="FILE", default=None,
+                        help="append this run's results to FILE as one JSON line (JSON "
+                             "Lines; Kerncraft's --store wrote a pickle): runs accumulate")
     parser.add_argument("--max-points", type=_positive_int, default=None, metavar="N",
                         help="allow more -D points than the default limit of 10,000")
     parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
@@ -154,13 +157,14 @@ def run(args: argparse.Namespace, out=None) -> int:
     points = expand_defines(args.define, max_points=getattr(args, "max_points", None))
     plot = getattr(args, "plot", None)
     if plot is None:
-        return run_models(models, kernel, machine, points, options, out, json_target=args.json)
+        return run_models(models, kernel, machine, points, options, out, json_target=args.json,
+                          store=args.store)
     from kerncraft.kernel.defines import resolve_bindings
     require_matplotlib()        # before a possibly long run
     check_models(models, len(resolve_bindings(kernel, points)))
     collector = PointCollector()
     code = run_models(models, kernel, machine, points, options, out, json_target=args.json,
-                      on_point=collector)
+                      on_point=collector, store=args.store)
     write_pictures(plot, models, collector, machine)
     return code
 

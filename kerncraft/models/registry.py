@@ -58,18 +58,21 @@ def _point_label(bindings: Mapping[str, int]) -> str:
 
 def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
                options, out: TextIO | None = None, json_target: str | None = None,
-               on_point: Callable[[Any, Sequence[ModelReport]], None] | None = None) -> int:
+               on_point: Callable[[Any, Sequence[ModelReport]], None] | None = None,
+               store: str | None = None) -> int:
     """Run every model for every -D point, print reports, write JSON if asked.
 
     ``json_target``: a file name or ``-`` (stdout); when None, the ``json``
     attribute of ``options`` if it has one (older callers pass the namespace).
     ``on_point(bound_kernel, reports)`` is called after every point (``--plot``).
+    ``store``: a file the run's JSON document is appended to as one line (``--store``).
     """
     from kerncraft.kernel.defines import resolve_bindings
     from kerncraft.kernel.summary import format_kernel_summary
     from kerncraft.models.compare import compare_reports, format_comparison
     from kerncraft.options import as_options
-    from kerncraft.report.json import cli_document, point_document, write_json
+    from kerncraft.report.json import (append_json_line, cli_document, point_document,
+                                       write_json)
 
     out = out if out is not None else sys.stdout
     if json_target is None:
@@ -102,10 +105,12 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
         json_points.append(point_document(bound.bindings, {r.model: r.data for r in reports},
                                           [row.to_dict() for row in comparison]))
         out.flush()         # a piped report grows point by point
+    document = cli_document(kernel.filename, machine.path, json_points)
     if json_target:
         # '-': the document alone on stdout (the CLI then prints the report to stderr)
-        write_json(json_target, cli_document(kernel.filename, machine.path, json_points),
-                   sys.stdout if json_target == "-" else out)
+        write_json(json_target, document, sys.stdout if json_target == "-" else out)
+    if store:
+        append_json_line(store, document)
     if missing:
         name = missing[0]
         raise NotImplementedModelError(

@@ -99,3 +99,20 @@ def finite_or_null(obj: Any) -> Any:
     if hasattr(obj, "to_dict"):
         return finite_or_null(obj.to_dict())
     return obj
+
+
+def append_json_line(target: str, document: Mapping[str, Any]) -> None:
+    """Append ``document`` as one line to ``target`` (JSON Lines; ``--store``).
+
+    Kerncraft's ``--store`` collects the results of many runs in one file; ours appends
+    one compact JSON document per run and never rewrites what is there, so runs of a
+    study accumulate (read them with one ``json.loads`` per line).
+    """
+    text = json.dumps(finite_or_null(document), separators=(",", ":"), default=str,
+                      allow_nan=False)
+    try:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    except OSError as exc:
+        raise KerncraftError(f"cannot append to the store file {target}: {exc.strerror}") from exc
+
