@@ -397,3 +397,15 @@ def test_bundled_kernels_with_clang(name, private_cache):
     assert sel.candidates[sel.index].plausible
     assert sel.simd_width in (1, 4)
     assert sel.pointer_increment == sel.unroll * sel.simd_width * 8
+
+
+def test_triangular_nest_gets_its_block(tmp_path):
+    """for j: for i < j (issue 12: refused with "4 iterations per pass but loop 'i' has only
+    0", the inner trip count taken at j = 0). One pass of i has up to N - 1 = 999
+    iterations, so gcc's ymm loop (4 doubles per pass, CSX flags) is the kernel's block."""
+    import kerncraft
+
+    source = ("double a[N][N], b[N][N];\nfor (int j = 0; j < N; ++j)\n"
+              "    for (int i = 0; i < j; ++i)\n        a[j][i] = b[j][i] * 2.0;\n")
+    result = kerncraft.analyze(source, "CSX", model="ECMCPU", defines={"N": 1000})
+    assert result.to_dict()["iterations_per_asm_iteration"] == 4

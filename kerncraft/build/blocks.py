@@ -5,6 +5,8 @@ against the kernel model.
 """
 from __future__ import annotations
 
+import itertools
+
 from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
@@ -97,14 +99,26 @@ def _element_size(kernel: KernelModel) -> int:
 
 
 def _trip_count(kernel: KernelModel, level: int = -1) -> int | None:
-    """Numeric trip count of loop ``level`` if known (outer indices at their start)."""
+    """Numeric trip count of loop ``level`` if known; for a triangular nest (bounds that
+    depend on outer indices) the largest one, over the outer indices at their first and
+    last values (affine bounds: the extremes are at the ends), since the question asked
+    of it is how many iterations one pass of the loop can have."""
     level = level % len(kernel.loops)
-    count = kernel.loops[level].trip_count()
-    for loop in kernel.loops[:level]:
-        count = count.subs(loop.symbol, loop.start)
     values = {c.symbol: v for c in kernel.constants if (v := kernel.bindings.get(c.name))}
-    count = sympy.sympify(count).subs(values)
-    return int(count) if count.is_Integer else None
+    counts = []
+    for ends in itertools.product((True, False), repeat=level):
+        count = kernel.loops[level].trip_count()
+        for loop, first in zip(kernel.loops[:level], ends):
+            last = loop.end - 1 if loop.step > 0 else loop.end + 1
+            count = count.subs(loop.symbol, loop.start if first else last)
+        count = sympy.sympify(count).subs(values)
+        if not count.is_Integer:
+            return None
+        counts.append(int(count))
+        if not any(s in kernel.loops[level].trip_count().free_symbols
+                   for s in (lp.symbol for lp in kernel.loops[:level])):
+            break                  # rectangular: one evaluation is enough
+    return max(counts)
 
 
 def _best_iterations(advances: Sequence[int], strides: Sequence[int]) -> tuple[int | None, int]:
