@@ -131,6 +131,9 @@ class KernelModel:
     # before an inner loop or ``b[j] = s;`` after it). They run once per
     # outer iteration, so they are kept apart and never count as flops.
     outer_accesses: tuple[Access, ...] = ()
+    # ``swap(a, b);`` after the nest (time stepping in Kerncraft's examples): the pairs,
+    # in order; a sweep is analysed once, so the swaps change nothing the models see
+    swaps: tuple[tuple[str, str], ...] = ()
     # The model this one was bound from (None for a parsed model): later stages
     # that analyse symbolically once per sweep start from it instead of parsing
     # the source again.

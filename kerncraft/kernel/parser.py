@@ -191,6 +191,7 @@ class _KernelBuilder:
     def build(self, items: list) -> KernelModel:
         nest = None
         top = BodyAnalyzer(self, innermost=False, in_nest=False)
+        swaps: list[tuple[str, str]] = []
         for item in items:
             if isinstance(item, c_ast.For):
                 if nest is not None:
@@ -198,6 +199,8 @@ class _KernelBuilder:
                                "top-level for loop starts here)", self.filename, item)
                 nest = item
                 self.loop(item)
+            elif swap_arguments(item) is not None:
+                swaps.append(self.swap(item, after_nest=nest is not None))
             else:
                 top.statement(item)
         if nest is None:
@@ -210,7 +213,21 @@ class _KernelBuilder:
             flops={op: self.flops[op] for op in _FLOP_ORDER if self.flops[op]},
             math_calls=dict(self.math_calls), pragmas=self.pragmas,
             # a scalar later claimed as loop counter (``int i = 0;``) is not data
-            outer_accesses=tuple(a for a in self.outer_accesses if a.array in self.arrays))
+            outer_accesses=tuple(a for a in self.outer_accesses if a.array in self.arrays),
+            swaps=tuple(swaps))
+
+    def swap(self, item, after_nest: bool) -> tuple[str, str]:
+        """``swap(a, b);`` after the nest, between two arrays of one type and shape."""
+        first, second = swap_arguments(item)
+        arrays = [self.arrays.get(first), self.arrays.get(second)]
+        if not after_nest:
+            raise fail("swap(...) is only supported after the loop nest", self.filename, item)
+        if None in arrays or arrays[0].is_scalar or arrays[1].is_scalar:
+            raise fail(f"swap({first}, {second}) needs two declared arrays", self.filename, item)
+        if (arrays[0].ctype, arrays[0].dimensions) != (arrays[1].ctype, arrays[1].dimensions):
+            raise fail(f"swap({first}, {second}) needs arrays of one type and shape",
+                       self.filename, item)
+        return first, second
 
     # --- names ------------------------------------------------------------------
     def constant(self, node: c_ast.ID) -> sympy.Symbol:
@@ -446,3 +463,15 @@ class _KernelBuilder:
 
 def _is_id(node, name: str) -> bool:
     return isinstance(node, c_ast.ID) and node.name == name
+
+
+def swap_arguments(item) -> tuple[str, str] | None:
+    """The two names of a ``swap(a, b);`` statement (Kerncraft's examples swap the
+    arrays of a time step after the nest), else None."""
+    if not (isinstance(item, c_ast.FuncCall) and isinstance(item.name, c_ast.ID)
+            and item.name.name == "swap" and item.args is not None):
+        return None
+    args = item.args.exprs
+    if len(args) != 2 or not all(isinstance(a, c_ast.ID) for a in args):
+        return None
+    return args[0].name, args[1].name

@@ -27,6 +27,7 @@ def format_kernel_summary(kernel: KernelModel) -> str:
         _outer(kernel),
         _flops(kernel),
         _pragmas(kernel),
+        _swaps(kernel),
     ]
     return "\n\n".join(p for p in parts if p) + "\n"
 
@@ -146,3 +147,12 @@ def _pragmas(kernel: KernelModel) -> str:
     if not kernel.pragmas:
         return ""
     return "ignored pragmas\n" + "\n".join(_wrap(p) for p in kernel.pragmas)
+
+
+def _swaps(kernel: KernelModel) -> str:
+    if not getattr(kernel, "swaps", ()):
+        return ""
+    pairs = ", ".join(f"swap({a}, {b})" for a, b in kernel.swaps)
+    return _wrap(f"after the nest: {pairs} (time stepping; every model analyses one sweep, "
+                 "which moves the same data with or without it)", "")
+
