@@ -37,6 +37,10 @@ __all__ = ["ARCH_EXTRA_FLAGS", "ARCH_TARGETS", "DbCheck", "check_database", "for
 
 #: Compiler and target flags used to compile the bundled kernels for a database.
 ARCH_TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "SNB": ("gcc", ("-march=sandybridge",)),
+    "IVB": ("gcc", ("-march=ivybridge",)),
+    "HSW": ("gcc", ("-march=haswell",)),
+    "BDW": ("gcc", ("-march=broadwell",)),
     "SKX": ("gcc", ("-march=skylake-avx512",)),
     "CSX": ("gcc", ("-march=cascadelake",)),
     "ICX": ("gcc", ("-march=icelake-server",)),

@@ -14,7 +14,8 @@ from kerncraft.errors import KerncraftError
 # OSACA's architecture codes that map onto one of our port-model databases.
 # (Only the same core: ICX is Sunny Cove and has its own database, never SPR's Golden Cove.)
 OSACA_TO_DATABASE = {"SKX": "SKX", "CSX": "CSX", "CLX": "CSX", "SPR": "SPR", "GLC": "SPR",
-                     "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2", "ICX": "ICX"}
+                     "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2", "ICX": "ICX",
+                     "HSW": "HSW", "BDW": "BDW", "SNB": "SNB", "IVB": "IVB"}
 TOOL_KEYS = ("kerncraft", "OSACA")
 
 

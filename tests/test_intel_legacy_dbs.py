@@ -1,0 +1,133 @@
+"""Port models of the Intel cores before Skylake (issue 12): HSW (Haswell, extends SKX),
+BDW (Broadwell, extends HSW), SNB (Sandy Bridge) and IVB (Ivy Bridge, extends SNB).
+
+The expected values are derived by hand from the port model in the comments; the
+published Kerncraft machine files of these cores run ECM unchanged (their OSACA code
+and their non-overlapping ports ['2D', '3D']).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kerncraft.incore.analysis import analyze_text
+from kerncraft.incore.database import load_database
+from kerncraft.incore.x86.parser import parse_x86
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED = ROOT.parent / "shared" / "reference" / "kerncraft-machine-files"
+FILES = {"HSW": ("HaswellEP_E5-2695v3.yml", "HaswellEP_E5-2695v3_CoD.yml"),
+         "BDW": ("BroadwellEP_E5-2630v4.yml", "BroadwellEP_E5-2697v4_CoD.yml"),
+         "SNB": ("SandyBridgeEP_E5-2680.yml",),
+         "IVB": ("IvyBridgeEP_E5-2660v2.yml", "IvyBridgeEP_E5-2690v2.yml")}
+ARCHS = ("HSW",)
+
+
+def loop(text: str) -> str:
+    return ".L1:\n" + text + "\n        addq $32, %rax\n        cmpq %rax, %rcx\n        jne .L1\n"
+
+
+def cost(arch: str, asm: str):
+    ins = next(ln.instruction for ln in parse_x86(asm) if ln.instruction)
+    c = load_database(arch).lookup(ins)
+    assert c is not None, asm
+    return c
+
+
+def ports_of(c) -> set[str]:
+    return {p for u in c.uops for p in u.ports}
+
+
+# ---------------------------------------------------------------- headers
+
+@pytest.mark.parametrize("arch,rob", [("HSW", 192)])
+def test_header(arch, rob):
+    db = load_database(arch)
+    assert db.arch == arch and db.rob_size == rob and db.frontend_width == 4
+    assert db.load_ports == ("2", "3") and db.load_data_ports == ("2D", "3D")
+    assert db.store_data_ports == ("4",) and db.divider_ports == ("0DV",)
+    has_port7 = arch in ("HSW", "BDW")
+    assert ("7" in db.ports) == has_port7 and ("6" in db.ports) == has_port7
+    assert db.simple_store_address_ports == (("7",) if has_port7 else ())
+
+
+# ---------------------------------------------------------------- Haswell
+
+def test_haswell_fp_ports_and_latencies():
+    add = cost("HSW", "vaddpd %ymm1, %ymm2, %ymm3")
+    assert ports_of(add) == {"1"} and add.latency == 3
+    for asm in ("vmulpd %ymm1, %ymm2, %ymm3", "vfmadd231pd %ymm1, %ymm2, %ymm3",
+                "vmulsd %xmm1, %xmm2, %xmm3"):
+        c = cost("HSW", asm)
+        assert ports_of(c) == {"0", "1"} and c.latency == 5, asm
+    div = cost("HSW", "vdivpd %ymm1, %ymm2, %ymm3")
+    assert div.latency == 35 and sum(u.cycles for u in div.uops if "0DV" in u.ports) == 28
+    assert ports_of(cost("HSW", "vandpd %ymm1, %ymm2, %ymm3")) == {"5"}
+
+
+def test_haswell_vaddpd_chain_and_independent_adds():
+    # one dependent vaddpd per iteration: the loop-carried chain is its latency, 3 cy
+    r = analyze_text(loop("        vaddpd %ymm1, %ymm0, %ymm0"), "HSW")
+    assert r.lcd == pytest.approx(3.0)
+    # four independent vaddpd: four uops on port 1 alone -> 4.0 cy per iteration
+    # (the loop counter and branch go to ports 0/5/6)
+    text = "\n".join(f"        vaddpd %ymm8, %ymm{k}, %ymm{k}" for k in range(4))
+    r = analyze_text(loop(text), "HSW")
+    assert r.throughput == pytest.approx(4.0)
+    assert r.port_totals["1"] == pytest.approx(4.0)
+
+
+TRIAD = """\
+        vmovupd (%rsi,%rax), %ymm0
+        vfmadd213pd (%rdx,%rax), %ymm1, %ymm0
+        vmovupd %ymm0, (%rdi,%rax)"""
+
+
+@pytest.mark.parametrize("arch", ["HSW"])
+def test_haswell_triad_is_agu_bound_with_indexed_store(arch):
+    """a[i] = b[i] + s*c[i], ymm, indexed addresses. Per iteration: two loads (AGU uop on
+    {2,3} + data on {2D,3D}), one store whose indexed address cannot use port 7 (AGU on
+    {2,3}, data on 4), one FMA on {0,1}, add/cmp on {0,1,5,6}, the taken branch on 6.
+    Ports 2/3 carry 3 AGU uops -> 1.5 cy; 2D/3D 1.0; 4 1.0; 0/1/5/6: 4 uops -> 1.0.
+    So 1.5 cy per iteration (3.0 cy per cache line of 8 doubles)."""
+    r = analyze_text(loop(TRIAD), arch)
+    assert r.throughput == pytest.approx(1.5)
+    assert r.port_totals["2"] + r.port_totals["3"] == pytest.approx(3.0)
+    assert r.port_totals["2D"] == pytest.approx(1.0) and r.port_totals["3D"] == pytest.approx(1.0)
+    # with [base+disp] addresses the store address goes to port 7: 2 AGU uops on {2,3} -> 1.0
+    simple = TRIAD.replace("(%rsi,%rax)", "(%rsi)").replace("(%rdx,%rax)", "(%rdx)") \
+                  .replace("(%rdi,%rax)", "(%rdi)")
+    r = analyze_text(loop(simple), arch)
+    assert r.throughput == pytest.approx(1.0)
+    assert r.port_totals["7"] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- db-check and published files
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+@pytest.mark.parametrize("arch", ARCHS)
+def test_db_check_finds_no_unknown_forms(arch):
+    from kerncraft.build.dbcheck import ARCH_TARGETS, check_database
+    assert ARCH_TARGETS[arch][0] == "gcc"
+    check = check_database(arch)
+    assert check.compiled > 0
+    assert not check.unknown, check.unknown
+    assert not check.failed and not check.redundant and not check.overridden
+
+
+def test_osaca_codes_map_to_the_databases():
+    from kerncraft.models.incore_ports import OSACA_TO_DATABASE
+    assert all(OSACA_TO_DATABASE[a] == a for a in ARCHS)
+
+
+@pytest.mark.skipif(not PUBLISHED.is_dir(), reason="published machine files not available")
+@pytest.mark.parametrize("arch,name", [(a, f) for a, files in FILES.items() if a in ARCHS for f in files])
+def test_published_machine_file_runs_ecm(arch, name, capsys):
+    from kerncraft.cli.kerncraft import main
+    code = main(["-p", "ECM", "-m", str(PUBLISHED / name), str(ROOT / "kernels" / "triad.c"),
+                 "-D", "N", "10000000"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"ECM ({arch}" in out and "T_nOL = busiest of ports 2D, 3D" in out
