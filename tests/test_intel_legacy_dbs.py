@@ -22,7 +22,7 @@ FILES = {"HSW": ("HaswellEP_E5-2695v3.yml", "HaswellEP_E5-2695v3_CoD.yml"),
          "BDW": ("BroadwellEP_E5-2630v4.yml", "BroadwellEP_E5-2697v4_CoD.yml"),
          "SNB": ("SandyBridgeEP_E5-2680.yml",),
          "IVB": ("IvyBridgeEP_E5-2660v2.yml", "IvyBridgeEP_E5-2690v2.yml")}
-ARCHS = ("HSW",)
+ARCHS = ("HSW", "BDW")
 
 
 def loop(text: str) -> str:
@@ -42,7 +42,7 @@ def ports_of(c) -> set[str]:
 
 # ---------------------------------------------------------------- headers
 
-@pytest.mark.parametrize("arch,rob", [("HSW", 192)])
+@pytest.mark.parametrize("arch,rob", [("HSW", 192), ("BDW", 192)])
 def test_header(arch, rob):
     db = load_database(arch)
     assert db.arch == arch and db.rob_size == rob and db.frontend_width == 4
@@ -85,7 +85,7 @@ TRIAD = """\
         vmovupd %ymm0, (%rdi,%rax)"""
 
 
-@pytest.mark.parametrize("arch", ["HSW"])
+@pytest.mark.parametrize("arch", ["HSW", "BDW"])
 def test_haswell_triad_is_agu_bound_with_indexed_store(arch):
     """a[i] = b[i] + s*c[i], ymm, indexed addresses. Per iteration: two loads (AGU uop on
     {2,3} + data on {2D,3D}), one store whose indexed address cannot use port 7 (AGU on
@@ -102,6 +102,33 @@ def test_haswell_triad_is_agu_bound_with_indexed_store(arch):
     r = analyze_text(loop(simple), arch)
     assert r.throughput == pytest.approx(1.0)
     assert r.port_totals["7"] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- Broadwell
+
+def test_broadwell_overrides_haswell():
+    # FMUL 5 -> 3 cy, FMA stays 5, FP add 3 on port 1 (inherited from HSW)
+    assert cost("BDW", "vmulpd %ymm1, %ymm2, %ymm3").latency == 3
+    assert cost("BDW", "vmulsd %xmm1, %xmm2, %xmm3").latency == 3
+    assert cost("BDW", "vfmadd231pd %ymm1, %ymm2, %ymm3").latency == 5
+    add = cost("BDW", "vaddpd %ymm1, %ymm2, %ymm3")
+    assert ports_of(add) == {"1"} and add.latency == 3
+    # faster divider: vdivpd ymm occupies 0DV for 16 cy (Haswell 28)
+    for arch, occ in (("BDW", 16), ("HSW", 28)):
+        div = cost(arch, "vdivpd %ymm1, %ymm2, %ymm3")
+        assert sum(u.cycles for u in div.uops if "0DV" in u.ports) == occ
+
+
+def test_broadwell_mul_chain_and_division_loop():
+    # a dependent vmulpd chain: LCD = 3 cy (5 on Haswell)
+    text = "        vmulpd %ymm1, %ymm0, %ymm0"
+    assert analyze_text(loop(text), "BDW").lcd == pytest.approx(3.0)
+    assert analyze_text(loop(text), "HSW").lcd == pytest.approx(5.0)
+    # independent divisions a[i] = s / b[i] (ymm): the divider pipe bounds the loop,
+    # 16 cy per iteration on Broadwell, 28 on Haswell
+    text = "        vdivpd (%rsi,%rax), %ymm1, %ymm0\n        vmovupd %ymm0, (%rdi,%rax)"
+    assert analyze_text(loop(text), "BDW").throughput == pytest.approx(16.0)
+    assert analyze_text(loop(text), "HSW").throughput == pytest.approx(28.0)
 
 
 # ---------------------------------------------------------------- db-check and published files
