@@ -44,13 +44,12 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from dataclasses import dataclass
 from typing import Sequence, TextIO
 
 from kerncraft.build import asm_block_aarch64
-from kerncraft.build.blocks import (_UNROLLED, BlockCandidate, BlockSelection, _check_iterations,
-                                    _element_size, _fmt_set, _kernel_strides, _outer_unroll,
-                                    _trip_count, _work_mismatch, _work_of, format_candidates)
+from kerncraft.build.blocks import (_UNROLLED, BlockCandidate, BlockSelection, IsaFacts,
+                                    _fmt_set, _kernel_strides, _outer_unroll, _trip_count,
+                                    format_candidates, make_candidate)
 from kerncraft.errors import AssemblyError
 from kerncraft.incore import registers
 from kerncraft.incore.markers import LoopBlock, find_loops
@@ -165,37 +164,13 @@ def analyze_candidates(lines: Sequence[AsmLine], kernel: KernelModel) -> tuple[B
     return tuple(_candidate(i, lp, lines, kernel) for i, lp in enumerate(inner))
 
 
+_X86 = IsaFacts(_flops, _packed_access_bytes, _is_packed_arithmetic,
+               lambda instrs: _operand_advances(instrs))
+
+
 def _candidate(index: int, lp: LoopBlock, lines: Sequence[AsmLine],
                kernel: KernelModel) -> BlockCandidate:
-    instrs = lp.instructions
-    fp = [_flops(x) for x in instrs]
-    n_fp, flops = sum(f[0] for f in fp), sum(f[1] for f in fp)
-    n_packed = sum(1 for x in instrs if _packed_access_bytes(x) or _is_packed_arithmetic(x))
-    vector_bytes = max((_packed_access_bytes(x) for x in instrs), default=0)
-    simd = max(vector_bytes // _element_size(kernel), 1)
-    advances = tuple(_operand_advances(instrs))
-    common = Counter(abs(a) for a in advances).most_common(1)
-    k, reason = _check_iterations(kernel, advances, simd, -1)
-    level = len(kernel.loops) - 1
-    if reason and advances and len(kernel.loops) > 1:
-        # Did the compiler interchange the loops? Then the block walks an outer
-        # index, doing one body execution per step (checked by its work).
-        for lvl in range(len(kernel.loops) - 2, -1, -1):
-            k2, why = _check_iterations(kernel, advances, simd, lvl)
-            if not why and _work_of(kernel, lp, flops, simd) <= k2:
-                k, reason, level = k2, "", lvl
-                break
-    jam = 1 if reason else _outer_unroll(kernel, flops, k)
-    consistent = not reason
-    if consistent:
-        reason = _work_mismatch(kernel, lp, n_fp)
-    return BlockCandidate(
-        index=index, block=lp, first_line=lines[lp.first].line_number,
-        last_line=lines[lp.last].line_number, n_packed=n_packed, n_fp=n_fp, flops=flops,
-        vector_bytes=vector_bytes, advances=advances,
-        pointer_increment=common[0][0] if common else None, iterations=k, simd_width=simd,
-        outer_unroll=jam, consistent=consistent, plausible=consistent and not reason,
-        reason=reason, loop_index=kernel.loops[level].index)
+    return make_candidate(index, lp, lines, kernel, _X86)
 
 
 # --- selection ------------------------------------------------------------------------

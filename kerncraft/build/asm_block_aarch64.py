@@ -28,7 +28,6 @@ objects as the x86 path; ``asm_block.analyze_candidates`` dispatches here when
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -276,31 +275,10 @@ def analyze_candidates(lines: Sequence[AsmLine], kernel: KernelModel
 
 def _candidate(index: int, lp: LoopBlock, lines: Sequence[AsmLine],
                kernel: KernelModel) -> BlockCandidate:
-    """Same checks as ``asm_block._candidate`` with the AArch64 facts."""
-    instrs = lp.instructions
-    fp = [flops(x) for x in instrs]
-    n_fp, total_flops = sum(f[0] for f in fp), sum(f[1] for f in fp)
-    n_packed = sum(1 for x in instrs if packed_access_bytes(x) or is_packed_arithmetic(x))
-    vector_bytes = max((packed_access_bytes(x) for x in instrs), default=0)
-    simd = max(vector_bytes // common._element_size(kernel), 1)
-    advances = tuple(operand_advances(instrs))
-    most = Counter(abs(a) for a in advances).most_common(1)
-    k, reason = common._check_iterations(kernel, advances, simd, -1)
-    level = len(kernel.loops) - 1
-    if reason and advances and len(kernel.loops) > 1:
-        for lvl in range(len(kernel.loops) - 2, -1, -1):
-            k2, why = common._check_iterations(kernel, advances, simd, lvl)
-            if not why and common._work_of(kernel, lp, total_flops, simd) <= k2:
-                k, reason, level = k2, "", lvl
-                break
-    jam = 1 if reason else common._outer_unroll(kernel, total_flops, k)
-    consistent = not reason
-    if consistent:
-        reason = common._work_mismatch(kernel, lp, n_fp)
-    return BlockCandidate(
-        index=index, block=lp, first_line=lines[lp.first].line_number,
-        last_line=lines[lp.last].line_number, n_packed=n_packed, n_fp=n_fp,
-        flops=total_flops, vector_bytes=vector_bytes, advances=advances,
-        pointer_increment=most[0][0] if most else None, iterations=k, simd_width=simd,
-        outer_unroll=jam, consistent=consistent, plausible=consistent and not reason,
-        reason=reason, loop_index=kernel.loops[level].index)
+    """The shared candidate facts (``blocks.make_candidate``) with the AArch64 facts."""
+    return common.make_candidate(index, lp, lines, kernel, _AARCH64)
+
+
+#: The AArch64 instruction facts block candidates need (see ``blocks.make_candidate``).
+_AARCH64 = common.IsaFacts(flops, packed_access_bytes, is_packed_arithmetic, operand_advances)
+

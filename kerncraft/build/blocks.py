@@ -9,7 +9,7 @@ import itertools
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import sympy
 
@@ -217,3 +217,50 @@ def format_candidates(candidates: Sequence[BlockCandidate], chosen: int | None =
                     f"{b.n_stores:>5} "
                     f"{c.n_fp:>4} {c.flops:>5} {ptr:>6} {it:>6}  {note}")
     return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class IsaFacts:
+    """What block candidates need to know about one instruction set's instructions."""
+
+    flops: Callable[[Instruction], tuple[int, int]]         # (FP instructions, FLOPs)
+    packed_access_bytes: Callable[[Instruction], int]      # 0: no packed memory access
+    is_packed_arithmetic: Callable[[Instruction], bool]
+    operand_advances: Callable[[Sequence[Instruction]], list[int]]
+
+
+def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelModel,
+                   isa: IsaFacts) -> BlockCandidate:
+    """The facts of one innermost loop block and whether it is the kernel's (x86 and
+    AArch64 alike; ``isa`` supplies the instruction facts)."""
+    instrs = lp.instructions
+    fp = [isa.flops(x) for x in instrs]
+    n_fp, flops = sum(f[0] for f in fp), sum(f[1] for f in fp)
+    n_packed = sum(1 for x in instrs
+                   if isa.packed_access_bytes(x) or isa.is_packed_arithmetic(x))
+    vector_bytes = max((isa.packed_access_bytes(x) for x in instrs), default=0)
+    simd = max(vector_bytes // _element_size(kernel), 1)
+    advances = tuple(isa.operand_advances(instrs))
+    most = Counter(abs(a) for a in advances).most_common(1)
+    k, reason = _check_iterations(kernel, advances, simd, -1)
+    level = len(kernel.loops) - 1
+    if reason and advances and len(kernel.loops) > 1:
+        # Did the compiler interchange the loops? Then the block walks an outer
+        # index, doing one body execution per step (checked by its work).
+        for lvl in range(len(kernel.loops) - 2, -1, -1):
+            k2, why = _check_iterations(kernel, advances, simd, lvl)
+            if not why and _work_of(kernel, lp, flops, simd) <= k2:
+                k, reason, level = k2, "", lvl
+                break
+    jam = 1 if reason else _outer_unroll(kernel, flops, k)
+    consistent = not reason
+    if consistent:
+        reason = _work_mismatch(kernel, lp, n_fp)
+    return BlockCandidate(
+        index=index, block=lp, first_line=lines[lp.first].line_number,
+        last_line=lines[lp.last].line_number, n_packed=n_packed, n_fp=n_fp, flops=flops,
+        vector_bytes=vector_bytes, advances=advances,
+        pointer_increment=most[0][0] if most else None, iterations=k, simd_width=simd,
+        outer_unroll=jam, consistent=consistent, plausible=consistent and not reason,
+        reason=reason, loop_index=kernel.loops[level].index)
+
