@@ -305,13 +305,20 @@ def _finish(kernel: KernelModel, candidates: Sequence[BlockCandidate], c: BlockC
                f"kernel's arrays {_fmt_set(_kernel_strides(kernel, _level(kernel, c)))} B "
                "per source iteration")
     total = k * jam
+    step = abs(kernel.loops[_level(kernel, c)].step)
     why = {"auto": "chosen automatically (consistent, most packed SIMD instructions)",
            "manual": "chosen interactively", "index": "chosen with --asm-block"}[mode]
     text = (f"loop block {c.index} ({b.label}, lines {c.first_line}-{c.last_line}, "
             f"{b.n_instructions} instructions, {b.n_vector} vector) {why}; {how}: "
-            f"{k} source iteration(s) per asm iteration = unroll {k // simd} x SIMD width "
-            f"{simd}")
-    if jam > 1:
+            f"{k} source iteration(s) per asm iteration = unroll {max(k * step // simd, 1)} "
+            f"x SIMD width {simd}")
+    if step > 1:
+        text += f" (the loop steps by {step}: {k * step} elements per asm iteration)"
+    if jam > 1 and (k * step) % simd:
+        text += (f"; its {c.flops} flops are {jam}x the kernel's for {k} iterations: the "
+                 f"compiler vectorised the outer loop ({jam} outer iterations in the SIMD "
+                 f"lanes), so {total} source iterations per asm iteration")
+    elif jam > 1:
         text += (f"; its {c.flops} flops are {jam}x the kernel's for {k} iterations: the "
                  f"compiler unrolled the outer loop {jam}x into it, so {total} source "
                  "iterations per asm iteration")
@@ -324,7 +331,8 @@ def _finish(kernel: KernelModel, candidates: Sequence[BlockCandidate], c: BlockC
         text += f" (note: {c.reason})"
     return BlockSelection(
         index=c.index, block=b, instructions=b.instructions, candidates=tuple(candidates),
-        pointer_increment=increment or 0, unroll=k // simd, simd_width=simd, outer_unroll=jam,
+        pointer_increment=increment or 0, unroll=max(k * step // simd, 1), simd_width=simd,
+        outer_unroll=jam,
         iterations_per_asm_iteration=total, mode=mode, explanation=text)
 
 

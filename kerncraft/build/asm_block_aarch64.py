@@ -16,8 +16,9 @@ assembly, and that is this module:
 * **SIMD width.** A packed access moves a NEON vector: ``ldr q0``/``str q0``
   and ``ldp q0, q1`` (16 B per register), ``ld1 {v0.2d}`` (the arrangement's
   bytes). Scalar ``d``/``s`` accesses are not packed, even as a pair;
-* **floating-point work.** ``fadd/fsub/fmul/fdiv/fsqrt/fmin/fmax`` count one
-  operation per lane, ``fmla/fmls/fmadd/fmsub/fnmadd/fnmsub`` two; lanes come
+* **floating-point work.** ``fadd/fsub/fmul/fdiv/fsqrt/fmin/fmax`` (and SVE's
+  ``fsubr/fdivr``) count one operation per lane, ``fmla/fmls/fmadd/fmsub/fnmadd/fnmsub``
+  (and SVE's ``fmad/fmsb/fnmad/fnmsb/fnmla/fnmls``) two; lanes come
   from the arrangement (``v0.2d``: 2, ``v0.4s``: 4, scalar ``d0``: 1; SVE
   ``z0.d`` is counted at the 128-bit minimum vector length).
 
@@ -43,8 +44,10 @@ from kerncraft.kernel.model import KernelModel
 __all__ = ["is_aarch64", "analyze_candidates", "operand_advances", "packed_access_bytes",
            "flops", "is_packed_arithmetic"]
 
-_FLOP1_RE = re.compile(r"^f(add|sub|mul|div|sqrt|min|max|minnm|maxnm|abd|mulx|nmul)$")
-_FLOP2_RE = re.compile(r"^f(mla|mls|madd|msub|nmadd|nmsub)$")
+# SVE adds the reversed forms (fsubr, fdivr) and the multiply-add forms that overwrite
+# the multiplicand (fmad, fmsb, fnmad, fnmsb) or negate (fnmla, fnmls).
+_FLOP1_RE = re.compile(r"^f(add|sub|subr|mul|div|divr|sqrt|min|max|minnm|maxnm|abd|mulx|nmul)$")
+_FLOP2_RE = re.compile(r"^f(mla|mls|madd|msub|nmadd|nmsub|mad|msb|nmad|nmsb|nmla|nmls)$")
 _NOT_ARITHMETIC = re.compile(r"^(mov|movi|dup|ins|umov|smov|fmov|ld|st|prf)")
 _MIN_SVE_BYTES = 16
 

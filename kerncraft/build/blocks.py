@@ -134,7 +134,7 @@ def _best_iterations(advances: Sequence[int], strides: Sequence[int]) -> tuple[i
 
 
 def _check_iterations(kernel: KernelModel, advances: Sequence[int], simd: int,
-                      level: int) -> tuple[int | None, str]:
+                      level: int, check_simd: bool = True) -> tuple[int | None, str]:
     """(k, '') if loop ``level``'s strides explain every advance, else (k, why not)."""
     strides = _kernel_strides(kernel, level)
     k, explained = _best_iterations(advances, strides)
@@ -152,9 +152,30 @@ def _check_iterations(kernel: KernelModel, advances: Sequence[int], simd: int,
     if trips is not None and k > max(trips, 0):
         return k, (f"{k} iterations per pass but loop '{kernel.loops[level].index}' has "
                    f"only {trips}: an outer loop ({_UNROLLED})")
-    if k % simd:
-        return k, f"{k} iterations per asm iteration is no multiple of the SIMD width {simd}"
+    if check_simd:
+        return k, _simd_mismatch(kernel, k, simd, level)
     return k, ""
+
+
+def _simd_mismatch(kernel: KernelModel, k: int, simd: int, level: int, jam: int = 1) -> str:
+    """Why ``k`` iterations (of a loop with step s, times ``jam`` outer iterations) are
+    no whole number of vectors, '' if they are. A step of 2 with two statements that
+    the compiler packs into one vector (SLP) makes k iterations k * 2 elements."""
+    elements = k * abs(kernel.loops[level].step) * jam
+    if elements % simd:
+        return f"{k} iterations per asm iteration is no multiple of the SIMD width {simd}"
+    return ""
+
+
+def _outer_vectorised(kernel: KernelModel, k: int, simd: int, flops: int, n_packed: int,
+                      level: int) -> int:
+    """Outer iterations in the vector lanes (outer-loop vectorisation: ``c[i][j] +=
+    a[i][k] * a[k][j]`` vectorised over j in a k loop), 1 if the block is not that:
+    its flops are a multiple of the kernel's for k iterations that fills whole vectors."""
+    jam = _outer_unroll(kernel, flops, k)
+    if n_packed and jam > 1 and not _simd_mismatch(kernel, k, simd, level, jam):
+        return jam
+    return 1
 
 
 def _work_of(kernel: KernelModel, lp: LoopBlock, flops: int, simd: int) -> float:
@@ -242,8 +263,11 @@ def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelMod
     simd = max(vector_bytes // _element_size(kernel), 1)
     advances = tuple(isa.operand_advances(instrs))
     most = Counter(abs(a) for a in advances).most_common(1)
-    k, reason = _check_iterations(kernel, advances, simd, -1)
     level = len(kernel.loops) - 1
+    k, reason = _check_iterations(kernel, advances, simd, -1, check_simd=False)
+    if not reason and k is not None and _simd_mismatch(kernel, k, simd, level) \
+            and _outer_vectorised(kernel, k, simd, flops, n_packed, level) == 1:
+        reason = _simd_mismatch(kernel, k, simd, level)
     if reason and advances and len(kernel.loops) > 1:
         # Did the compiler interchange the loops? Then the block walks an outer
         # index, doing one body execution per step (checked by its work).

@@ -52,6 +52,8 @@ ARCH_TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
     # (Zen 5 executes them natively); see ARCH_EXTRA_FLAGS for the AVX2 build.
     "ZEN5": ("gcc", ("-march=x86-64-v4", "-mtune=znver3", "-mprefer-vector-width=512")),
     "TX2": ("aarch64-linux-gnu-gcc", ("-mcpu=thunderx2t99",)),
+    # the published A64FX machine file's target flags (SVE with 512-bit vectors)
+    "A64FX": ("aarch64-linux-gnu-gcc", ("-march=armv8.2-a+sve", "-msve-vector-bits=512")),
 }
 #: Further target flag sets per database: the kernels are compiled once per set (and per
 #: optimisation level) in addition to the :data:`ARCH_TARGETS` flags.

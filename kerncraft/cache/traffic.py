@@ -8,7 +8,7 @@ Unit of work
 ------------
 One unit of work is one cache line's worth of innermost-loop iterations::
 
-    iterations_per_cacheline = cacheline_size // max(element sizes)
+    iterations_per_cacheline = cacheline_size // (max(element sizes) * |innermost step|)
 
 where the maximum runs over the (non-scalar) arrays accessed in the innermost
 loop body. We take the *largest* element size because then every stream of
@@ -81,7 +81,10 @@ def iterations_per_cacheline(kernel, cacheline_size: int) -> int:
              if a.array in arrays and not arrays[a.array].is_scalar]
     if not sizes:
         sizes = [arr.element_size for arr in arrays.values()] or [8]
-    return max(1, int(cacheline_size) // max(sizes))
+    # A loop stepping by s moves s elements per iteration (Kerncraft's convention too:
+    # a 2-way manually unrolled loop has half as many iterations per cache line).
+    step = abs(kernel.loops[-1].step) if kernel.loops else 1
+    return max(1, int(cacheline_size) // (max(sizes) * max(step, 1)))
 
 
 def _pairs(value) -> tuple[tuple[str, float], ...]:

@@ -51,6 +51,10 @@ _X86_COUNTED_BRANCHES = frozenset({"loop", "loope", "loopz", "loopne", "loopnz",
 _AARCH64_COND_BRANCHES = frozenset({"cbz", "cbnz", "tbz", "tbnz"})
 _AARCH64_CC = frozenset({"eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc",
                          "hi", "ls", "ge", "lt", "gt", "le"})
+#: SVE condition aliases (``b.any`` = ``b.ne`` after ``whilelo``/``ptest``); only
+#: with the dot, as the assemblers spell them.
+_AARCH64_SVE_CC = frozenset({"none", "any", "nlast", "last", "first", "nfrst",
+                             "pmore", "plast", "tcont", "tstop"})
 
 
 @dataclass(frozen=True)
@@ -199,7 +203,7 @@ def conditional_branch_target(instr: Instruction) -> str | None:
         (mnem.startswith("j") and mnem not in ("jmp", "jmpq", "jmpl"))
         or mnem in _X86_COUNTED_BRANCHES
         or mnem in _AARCH64_COND_BRANCHES
-        or (mnem.startswith("b.") and mnem[2:] in _AARCH64_CC)
+        or (mnem.startswith("b.") and mnem[2:] in _AARCH64_CC | _AARCH64_SVE_CC)
         or (mnem.startswith("b") and mnem[1:] in _AARCH64_CC))
     return target if is_cond else None
 

@@ -15,7 +15,7 @@ from kerncraft.errors import KerncraftError
 # (Only the same core: ICX is Sunny Cove and has its own database, never SPR's Golden Cove.)
 OSACA_TO_DATABASE = {"SKX": "SKX", "CSX": "CSX", "CLX": "CSX", "SPR": "SPR", "GLC": "SPR",
                      "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2", "ICX": "ICX",
-                     "HSW": "HSW", "BDW": "BDW", "SNB": "SNB", "IVB": "IVB"}
+                     "HSW": "HSW", "BDW": "BDW", "SNB": "SNB", "IVB": "IVB", "A64FX": "A64FX"}
 TOOL_KEYS = ("kerncraft", "OSACA")
 
 
