@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kerncraft.build", "kerncraft.cache"),      # codegen/compile/block selection; traffic
     ("kerncraft.incore",),                       # assembly parsers, port models, analysis
     ("kerncraft.kernel", "kerncraft.machine"),   # front end: kernel model, machine model
+    ("kerncraft.pointcache",),                   # finished reports per -D point (warm runs)
     ("kerncraft.options", "kerncraft.units", "kerncraft.diskcache", "kerncraft.resources"),
     ("kerncraft.errors", "kerncraft.version"),
 )

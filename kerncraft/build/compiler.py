@@ -38,6 +38,8 @@ from typing import Sequence
 
 from kerncraft.diskcache import atomic_write, cache_directory
 from kerncraft.errors import ToolError
+from kerncraft.pointcache import ToolStamp, tool_stamp
+from kerncraft.pointcache import host_fingerprint as _host_fingerprint  # patched in tests
 
 __all__ = ["CompiledAssembly", "compile_to_assembly", "compile_kernel", "kernel_flags",
            "select_compiler", "clean_flags",
@@ -117,6 +119,20 @@ def select_compiler(machine=None, compiler: str | None = None,
     return compiler, tuple(shlex.split(flags) if isinstance(flags, str) else flags)
 
 
+def compiler_stamps(machine=None, compiler: str | None = None) -> tuple[ToolStamp, ...]:
+    """Every compiler :func:`select_compiler` may choose, as found on PATH now.
+
+    A stored report (:mod:`kerncraft.pointcache`) stays valid only while these
+    are unchanged: installing, removing or upgrading any of them may change the
+    chosen compiler or its code.
+    """
+    listed: tuple[tuple[str, str], ...] = tuple(getattr(machine, "compilers", ()) or ())
+    names = [compiler] if compiler is not None else []
+    names += [name for name, _ in (_cross_compilers(machine, listed) or ())]
+    names += [name for name, _ in listed] or ["gcc", "clang", "cc"]
+    return tuple(tool_stamp(name) for name in dict.fromkeys(names))
+
+
 def _cross_compilers(machine, listed: Sequence[tuple[str, str]]
                      ) -> tuple[tuple[str, str], ...] | None:
     """For an AArch64 machine file on another host: its compilers as cross compilers
@@ -182,23 +198,6 @@ def _version_line(path: str, mtime_ns: int) -> str:
         raise ToolError(f"could not run {path} --version: {err}") from None
     text = (out.stdout or out.stderr).strip()
     return text.splitlines()[0] if text else ""
-
-
-@functools.lru_cache(maxsize=1)
-def _host_fingerprint() -> str:
-    """CPU identity for flags that say 'native' (model name and feature flags)."""
-    parts = [platform.machine()]
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                key = line.split(":", 1)[0].strip()
-                if key in ("model name", "flags", "Features", "CPU part", "vendor_id"):
-                    parts.append(line.strip())
-                if not line.strip() and len(parts) > 1:
-                    break      # first processor is enough
-    except OSError:
-        parts.append(platform.processor())
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def _cache_key(path: str, version: str, flags: Sequence[str], source: str) -> str:

@@ -15,6 +15,7 @@ from kerncraft import __version__
 from kerncraft.api import MODELS, canonical_model, read_kernel_file
 from kerncraft.cli.plotting import (PointCollector, check_models, plot_path,
                                     require_matplotlib, write_pictures)
+from kerncraft.cli.warm import warm_run
 from kerncraft.errors import KerncraftError
 from kerncraft.options import UNITS, AnalysisOptions
 
@@ -119,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--store", metavar="FILE", default=None,
                         help="append this run's results to FILE as one JSON line (JSON "
                              "Lines; Kerncraft's --store wrote a pickle): runs accumulate")
+    parser.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
+                        help="compute the -D points of a sweep in N processes (default 1; "
+                             "worth it for -P SIM sweeps; not with --plot or -p Benchmark)")
     parser.add_argument("--max-points", type=_positive_int, default=None, metavar="N",
                         help="allow more -D points than the default limit of 10,000")
     parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
@@ -144,13 +148,17 @@ def options_from_args(args: argparse.Namespace) -> AnalysisOptions:
 def run(args: argparse.Namespace, out=None) -> int:
     """Run the models for every -D point; returns the process exit code."""
     out = out if out is not None else (sys.stderr if args.json == "-" else sys.stdout)
+    options = options_from_args(args)
+    models = list(dict.fromkeys(args.pmodel))  # keep order, drop repeats
+    code = warm_run(args, options, models, out)
+    if code is not None:        # every point came from the point cache
+        return code
+    # imported only now: the parser brings sympy and pycparser (~0.2 s)
     from kerncraft.machine.loader import load_machine
     from kerncraft.kernel.parser import parse_kernel
     from kerncraft.kernel.defines import expand_defines
     from kerncraft.models.registry import run_models
 
-    options = options_from_args(args)
-    models = list(dict.fromkeys(args.pmodel))  # keep order, drop repeats
     machine = load_machine(args.machine)
     source = read_kernel_file(args.kernel)
     kernel = parse_kernel(source, filename=args.kernel)
@@ -158,7 +166,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     plot = getattr(args, "plot", None)
     if plot is None:
         return run_models(models, kernel, machine, points, options, out, json_target=args.json,
-                          store=args.store)
+                          store=args.store, jobs=getattr(args, "jobs", 1))
     from kerncraft.kernel.defines import resolve_bindings
     require_matplotlib()        # before a possibly long run
     check_models(models, len(resolve_bindings(kernel, points)))

@@ -134,20 +134,36 @@ def resolve_bindings(kernel: "KernelModel",
     any value raises DefineError at its first use in the kernel. Points that
     become identical (e.g. a ``.`` range shadowed by explicit keys) are merged.
     """
+    resolved = complete_points(kernel.constant_names, define_points)
+    if isinstance(resolved, str):
+        const = next(c for c in kernel.constants if c.name == resolved)
+        raise DefineError(
+            f"constant '{const.name}' has no value; pass -D {const.name} VALUE "
+            f"(or -D . VALUE as a default for all constants)",
+            SourceLocation(kernel.filename, const.line, const.col))
+    return resolved
+
+
+def complete_points(names: Iterable[str], define_points: Iterable[Mapping[str, int]]
+                    ) -> list[dict[str, int]] | str:
+    """:func:`resolve_bindings` by constant names alone (the warm path of the
+    command line has no parsed kernel); the name of a constant without a value
+    instead of the list."""
+    names = tuple(names)
     resolved: list[dict[str, int]] = []
+    seen: set[tuple] = set()        # a list look-up per point is quadratic in long sweeps
     for point in define_points:
         binding: dict[str, int] = {}
-        for const in kernel.constants:
-            if const.name in point:
-                binding[const.name] = point[const.name]
+        for name in names:
+            if name in point:
+                binding[name] = point[name]
             elif DEFAULT_KEY in point:
-                binding[const.name] = point[DEFAULT_KEY]
+                binding[name] = point[DEFAULT_KEY]
             else:
-                raise DefineError(
-                    f"constant '{const.name}' has no value; pass -D {const.name} VALUE "
-                    f"(or -D . VALUE as a default for all constants)",
-                    SourceLocation(kernel.filename, const.line, const.col))
-        if binding not in resolved:
+                return name
+        key = tuple(binding.items())
+        if key not in seen:
+            seen.add(key)
             resolved.append(binding)
     return resolved
 

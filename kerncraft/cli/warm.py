@@ -1,0 +1,59 @@
+"""The warm path of ``kerncraft``: a run whose every point is in the point cache.
+
+It runs before anything heavy is imported: it finds the kernel and machine
+files, hashes them with the options (:func:`kerncraft.pointcache.run_key`),
+and if every -D point was computed before with the same inputs and compilers,
+prints the stored reports and writes the same JSON. It imports neither sympy,
+networkx nor pycparser and parses no YAML, so such a run takes a few tens of
+milliseconds. Anything else (a miss, an error to report, ``--plot``,
+``-p Benchmark``, an external in-core analyzer) returns None and the caller
+runs the models, which compute the missing points and keep them.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Sequence, TextIO
+
+from kerncraft.api import read_kernel_file
+from kerncraft.errors import KerncraftError
+from kerncraft.kernel.defines import complete_points, expand_defines
+from kerncraft.machine.paths import resolve_machine_path
+from kerncraft.models.points import CACHEABLE_INCORE, print_point, write_documents
+from kerncraft.models.registry import IMPLEMENTED
+from kerncraft.options import AnalysisOptions
+from kerncraft.pointcache import load_manifest, load_points, run_key
+from kerncraft.report.json import cli_document, point_document
+
+
+def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequence[str],
+             out: TextIO) -> int | None:
+    """Exit code of the run served from the cache, or None to run the models."""
+    from kerncraft.diskcache import cache_directory
+
+    if (cache_directory() is None or getattr(args, "plot", None) is not None
+            or any(m not in IMPLEMENTED or m == "Benchmark" for m in models)
+            or options.incore_model not in CACHEABLE_INCORE):
+        return None
+    try:
+        source = read_kernel_file(args.kernel)
+        machine_path = resolve_machine_path(args.machine)
+        machine_bytes = machine_path.read_bytes()
+        points = expand_defines(args.define, max_points=getattr(args, "max_points", None))
+    except (KerncraftError, OSError):
+        return None         # the full run reports it, in its usual order and words
+    run = run_key(source, args.kernel, str(machine_path), machine_bytes, tuple(models), options)
+    manifest = load_manifest(run)
+    if manifest is None:
+        return None
+    requests = complete_points(manifest.constants, points)
+    if isinstance(requests, str):
+        return None         # a constant without a value: the full run says where
+    stored = load_points(run, manifest, requests)
+    if stored is None:
+        return None
+    for point in stored:
+        print_point(point, len(stored), out)
+    json_points = [point_document(p.bindings, {m: d for m, _, d in p.reports}) for p in stored]
+    write_documents(cli_document(args.kernel, str(machine_path), json_points), args.json,
+                    args.store, out)
+    return 0
