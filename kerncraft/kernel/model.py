@@ -65,6 +65,13 @@ class Loop:
 
     def trip_count(self) -> sympy.Expr:
         """Number of iterations (symbolic, may contain outer indices)."""
+        if isinstance(self.start, sympy.Integer) and isinstance(self.end, sympy.Integer):
+            # bound kernel: integer arithmetic, as sympy.Max would give, ~100x faster
+            # (the models ask for it per core count of every -D point)
+            lo, hi = int(self.start), int(self.end)
+            n = (hi - lo + self.step - 1) // self.step if self.step > 0 else \
+                (lo - hi - self.step - 1) // (-self.step)
+            return sympy.Integer(max(0, n))
         if self.step > 0:
             n = (self.end - self.start + self.step - 1) // self.step
         else:

@@ -48,6 +48,7 @@ cores.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -168,6 +169,30 @@ def _explain(level: str, wanted: tuple[int, int, int], kernel: str, mix: StreamM
     return text + (" [" + "; ".join(notes) + "]" if notes else "")
 
 
+_CHOICES: dict[tuple, tuple[MachineModel, "BandwidthChoice"]] = {}
+_CHOICES_LIMIT = 512
+
+
+def _per_machine(choose):
+    """Remember a choice per machine object and arguments: the ECM scaling table asks
+    the same question for every core count of every -D point (a fifth of a sweep's
+    time). The entry keeps its machine, so the ``id`` in the key stays that machine's;
+    errors are raised every time, never remembered."""
+    @functools.wraps(choose)
+    def remembered(machine: MachineModel, *args, **kwargs) -> "BandwidthChoice":
+        key = (choose.__name__, id(machine), args, tuple(sorted(kwargs.items())))
+        hit = _CHOICES.get(key)
+        if hit is not None and hit[0] is machine:
+            return hit[1]
+        choice = choose(machine, *args, **kwargs)
+        if len(_CHOICES) >= _CHOICES_LIMIT:
+            _CHOICES.clear()
+        _CHOICES[key] = (machine, choice)
+        return choice
+    return remembered
+
+
+@_per_machine
 def select_bandwidth(machine: MachineModel, level: str, reads: int, writes: int,
                      read_writes: int, cores: int = 1, threads_per_core: int = 1
                      ) -> BandwidthChoice:
@@ -199,6 +224,7 @@ def select_bandwidth(machine: MachineModel, level: str, reads: int, writes: int,
                            requested_cores=cores, exact=not notes)
 
 
+@_per_machine
 def saturated_bandwidth(machine: MachineModel, level: str, reads: int, writes: int,
                         read_writes: int, numa_domains: int = 1, threads_per_core: int = 1
                         ) -> BandwidthChoice:

@@ -165,7 +165,11 @@ def _run_cached(models, implemented, kernel, machine, bindings, options, out,
         if point is not None:
             print_point(point, count, out)
         else:
-            point = next(computed, None)
+            try:
+                point = next(computed, None)
+            except Exception:           # a worker's error: after its header, as sequentially
+                print_header(values, count, out)
+                raise
             if point is None:           # sequential: print as the point is computed
                 point = compute(values, printing=True)
                 for _, text, _ in point.reports:
