@@ -176,7 +176,7 @@ def analyze(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     ``unit`` None is the model's default (cy/CL; Roofline: FLOP/s, or It/s for a
     kernel without FLOPs). Further keywords are :class:`AnalysisOptions` fields
     (``compiler``, ``compiler_flags``, ``asm_block``, ``pointer_increment``,
-    ``ignore_unknown``, ``cache_fill``); ``options`` gives them all at once and
+    ``ignore_unknown``, ``cache_fill``, ``aliasing``); ``options`` gives them all at once and
     the keywords override it.
 
     Returns the model's typed result: ECMResult, InCoreResult (ECMCPU),

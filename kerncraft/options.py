@@ -86,6 +86,7 @@ class AnalysisOptions:
     pointer_increment: str | int = "auto"
     ignore_unknown: bool = False
     cache_fill: CacheFill = None
+    aliasing: str = "distinct"
 
     def __post_init__(self) -> None:
         if self.cache_predictor not in CACHE_PREDICTORS:
@@ -102,6 +103,9 @@ class AnalysisOptions:
             except ValueError as exc:
                 raise KerncraftError(f"--compiler-flags {self.compiler_flags!r}: "
                                      f"{str(exc).lower()}") from None
+        if self.aliasing not in ("distinct", "pointers"):
+            raise KerncraftError(f"unknown aliasing {self.aliasing!r} (choose distinct or "
+                                 "pointers)")
         object.__setattr__(self, "incore_model", canonical_incore_model(self.incore_model))
         object.__setattr__(self, "verbose", int(self.verbose or 0))
         if isinstance(self.cache_fill, Mapping):    # frozen all the way down
@@ -124,7 +128,8 @@ class AnalysisOptions:
         """
         return {"compiler": self.compiler, "flags": self.compiler_flags,
                 "asm_block": self.asm_block, "pointer_increment": self.pointer_increment,
-                "ignore_unknown": self.ignore_unknown, "incore_model": self.incore_model}
+                "ignore_unknown": self.ignore_unknown, "incore_model": self.incore_model,
+                "aliasing": self.aliasing}
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(AnalysisOptions))

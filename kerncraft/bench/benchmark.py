@@ -124,7 +124,7 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
                   flags: str | Sequence[str] | None = None, min_time: float = 0.2,
                   repeats: int = 3, repetitions: int = 1, backend: str = "auto",
                   cpus: Sequence[int] | None = None, clock=None, predictor: str = "LC",
-                  runner: Runner | None = None) -> BenchmarkResult:
+                  runner: Runner | None = None, aliasing: str = "distinct") -> BenchmarkResult:
     """Build, run and measure the benchmark of a bound ``kernel`` (module doc).
 
     ``repetitions`` is the first count tried (with ``min_time=0`` the only one);
@@ -140,7 +140,8 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
     per_repetition, cpus, name, chosen = _checked_setup(kernel, machine, cores, cpus,
                                                         compiler, flags)
     chosen_backend, reason = _select_backend(backend, cpus[0])
-    program = build_benchmark(kernel, compiler=name, flags=chosen, threads=cores)
+    program = build_benchmark(kernel, compiler=name, flags=chosen, threads=cores,
+                              aliasing=aliasing)
     args = program_arguments(kernel)
     executable, env_args = str(program.executable), []
     if cores > 1:       # 'env' sets the OpenMP pinning without a shell
@@ -229,6 +230,7 @@ def benchmark_model(kernel, machine, args) -> ModelReport:
                            compiler=getattr(args, "compiler", None),
                            flags=getattr(args, "compiler_flags", None),
                            predictor=getattr(args, "cache_predictor", "LC"),
+                           aliasing=getattr(args, "aliasing", "distinct") or "distinct",
                            min_time=_env_number("KERNCRAFT_BENCH_MIN_TIME", 0.2),
                            repeats=_env_number("KERNCRAFT_BENCH_REPEATS", 3, int),
                            backend=os.environ.get("KERNCRAFT_BENCH_BACKEND", "auto") or "auto")

@@ -229,11 +229,16 @@ def add_openmp(text: str, pragma: str) -> str:
     return "\n".join(out + lines[end:])
 
 
-def benchmark_source(kernel, *, threads: int = 1, constants: str = "auto") -> str:
+def benchmark_source(kernel, *, threads: int = 1, constants: str = "auto",
+                     aliasing: str = "distinct") -> str:
     """The kernel translation unit of the benchmark (warm-up; OpenMP for threads > 1)."""
     from kerncraft.build.codegen import generate_c
 
-    text = generate_c(kernel, for_benchmark=True, constants=constants)
+    if threads > 1 and aliasing != "distinct":
+        raise KerncraftError("--aliasing pointers is not supported by the benchmark on "
+                             "several cores yet (the OpenMP loop would be in the kernel "
+                             "function); run on one core")
+    text = generate_c(kernel, for_benchmark=True, constants=constants, aliasing=aliasing)
     if threads > 1:
         text = add_openmp(text, openmp_pragma(kernel, text))
     return add_warmup(text)
@@ -269,14 +274,15 @@ def _run(argv: Sequence[str], cwd: str, what: str) -> None:
 
 
 def build_benchmark(kernel, *, compiler: str, flags: Sequence[str], threads: int = 1,
-                    likwid: bool = False, constants: str = "auto") -> BenchmarkProgram:
+                    likwid: bool = False, constants: str = "auto",
+                    aliasing: str = "distinct") -> BenchmarkProgram:
     """Generate, compile and link the benchmark of a bound ``kernel`` (cached)."""
     from kerncraft.bench.timing import (_compiler_identity, _host_cpu_fingerprint,
                                         bench_cache_dir, find_c_compiler)
     from kerncraft.build.codegen import SUPPORT_C
     from kerncraft.build.compiler import clean_flags
 
-    source = benchmark_source(kernel, threads=threads, constants=constants)
+    source = benchmark_source(kernel, threads=threads, constants=constants, aliasing=aliasing)
     path = find_c_compiler(compiler)
     kept = clean_flags(flags)[0]
     openmp = ("-fopenmp",) if threads > 1 else ()

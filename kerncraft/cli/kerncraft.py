@@ -112,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pointer-increment", type=_pointer_increment, default="auto",
                         help="bytes the main pointer advances per assembly iteration: auto "
                              "(default), auto_with_manual_fallback, or an integer")
+    parser.add_argument("--aliasing", choices=("distinct", "pointers"), default="distinct",
+                        help="code generation: 'distinct' (default) allocates every array "
+                             "separately, so the compiler knows they do not overlap; "
+                             "'pointers' compiles the nest as a function of pointer arguments "
+                             "that may overlap, as Kerncraft does (run-time overlap checks, "
+                             "some loops stay scalar)")
     parser.add_argument("--ignore-unknown", action="store_true",
                         help="count unknown instruction forms as zero instead of refusing")
     parser.add_argument("--json", metavar="FILE", default=None,
@@ -142,7 +148,8 @@ def options_from_args(args: argparse.Namespace) -> AnalysisOptions:
         cache_predictor=args.cache_predictor, cores=args.cores, unit=args.unit,
         verbose=args.verbose, incore_model=args.incore_model,
         compiler=args.compiler, compiler_flags=args.compiler_flags, asm_block=args.asm_block,
-        pointer_increment=args.pointer_increment, ignore_unknown=args.ignore_unknown)
+        pointer_increment=args.pointer_increment, ignore_unknown=args.ignore_unknown,
+        aliasing=getattr(args, "aliasing", "distinct"))
 
 
 def run(args: argparse.Namespace, out=None) -> int:

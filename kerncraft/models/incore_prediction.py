@@ -119,7 +119,7 @@ class InCorePrediction:
 def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str | None = None,
                    asm_block: str | int = "auto", pointer_increment: str | int = "auto",
                    ignore_unknown: bool = False, iterations_per_cacheline: float,
-                   incore_model: str = "kerncraft") -> InCorePrediction:
+                   incore_model: str = "kerncraft", aliasing: str = "distinct") -> InCorePrediction:
     """Compile, find the loop and analyse it; see the module doc.
 
     ``incore_model`` is ``kerncraft`` (default), ``LLVM-MCA`` or ``OSACA``.
@@ -143,7 +143,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     chosen_flags = kernel_flags(kernel, name, chosen_flags)
     flag_text = " ".join(chosen_flags)
     literals = _binding_key(kernel)
-    c_source = _generated_c(kernel, literals)
+    c_source = _generated_c(kernel, literals, aliasing)
     selection, analysis, ports = _analyse_source(c_source, kernel.source, kernel.filename,
                                                  literals, name, flag_text, arch,
                                                  asm_block, pointer_increment, ignore_unknown,
@@ -171,6 +171,10 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
         notes += (f"the machine file names the non-overlapping ports for OSACA "
                   f"({', '.join(osaca_names)}), which {arch} does not have: its load-data "
                   f"ports {', '.join(nol)} are used",)
+    if aliasing == "pointers":
+        notes += ("code: the nest was compiled as a function of pointer arguments that may "
+                  "overlap (--aliasing pointers, as Kerncraft does); the default lets the "
+                  "compiler see separately allocated arrays",)
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
     simulated = None
     if simulating:
@@ -276,7 +280,7 @@ def _stride_binding_key(kernel, constant_values, stride_constants) -> tuple[tupl
                         if c.name in strided and bindings.get(c.name) is not None))
 
 
-def _generated_c(kernel, literals: tuple) -> str:
+def _generated_c(kernel, literals: tuple, aliasing: str = "distinct") -> str:
     """``codegen.generate_c(kernel)``, once per kernel source and literal values
     (run-time constants do not appear in the text, see :mod:`kerncraft.build.codegen`)."""
     from kerncraft.build.codegen import generate_c
@@ -284,12 +288,12 @@ def _generated_c(kernel, literals: tuple) -> str:
 
     if not kernel.source:
         with deep_recursion():
-            return generate_c(kernel)
-    key = (kernel.source, kernel.filename, tuple(kernel.constant_names), literals)
+            return generate_c(kernel, aliasing=aliasing)
+    key = (kernel.source, kernel.filename, tuple(kernel.constant_names), literals, aliasing)
     text = _C_SOURCES.get(key)
     if text is None:
         with deep_recursion():   # the generator walks the AST recursively (long sums)
-            text = generate_c(kernel)
+            text = generate_c(kernel, aliasing=aliasing)
         _remember(_C_SOURCES, key, text)
     return text
 
