@@ -20,7 +20,9 @@ An entry is found by the sha256 of everything the report can depend on
 
 and it is only used while the compilers it was computed with are unchanged:
 the run's :class:`Manifest` lists them (``shutil.which`` result, size and
-mtime), checked once per run. ``KERNCRAFT_NO_CACHE=1`` disables the cache; an
+mtime), checked once per run. ``KERNCRAFT_NO_CACHE=1`` disables every cache,
+``KERNCRAFT_NO_REPORT_CACHE=1`` only this one (the test suite sets it: tests that
+patch kerncraft's functions must not read reports stored by others). An
 unreadable, corrupt or foreign entry is a miss; entries are written atomically.
 """
 from __future__ import annotations
@@ -35,16 +37,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from kerncraft.diskcache import atomic_write, entry_path
+from kerncraft.diskcache import atomic_write, cache_directory, entry_path
 
-__all__ = ["FORMAT_VERSION", "Manifest", "StoredPoint", "ToolStamp", "host_fingerprint",
-           "load_manifest", "load_point", "load_points", "point_key", "run_key",
-           "source_fingerprint", "store_manifest", "store_point", "tool_stamp"]
+__all__ = ["FORMAT_VERSION", "NO_REPORT_CACHE_ENV", "Manifest", "enabled", "StoredPoint", "ToolStamp", "host_fingerprint",
+           "load_manifest", "load_output", "load_point", "load_points", "output_key",
+           "point_key", "run_key", "source_fingerprint", "store_manifest", "store_output",
+           "store_point", "tool_stamp"]
 
 #: Bump when the stored documents change shape.
 FORMAT_VERSION = "1"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+#: Environment variable that turns off only the report caches of this module.
+NO_REPORT_CACHE_ENV = "KERNCRAFT_NO_REPORT_CACHE"
+
+
+def enabled() -> bool:
+    """True unless caching is off (``KERNCRAFT_NO_CACHE`` or ``KERNCRAFT_NO_REPORT_CACHE``)."""
+    if os.environ.get(NO_REPORT_CACHE_ENV, "").strip() not in ("", "0"):
+        return False
+    return cache_directory() is not None
+
+
+def _entry(*parts: str) -> Path | None:
+    return entry_path(*parts) if enabled() else None
 _SOURCE_SUFFIXES = (".py", ".yml", ".yaml", ".json")
 
 
@@ -157,7 +173,7 @@ class Manifest:
 
 
 def _run_dir(run: str) -> Path | None:
-    return entry_path("points", run[:2], run)
+    return _entry("points", run[:2], run)
 
 
 def _read(path: Path | None, run: str) -> dict | None:
@@ -253,3 +269,29 @@ def load_points(run: str, manifest: Manifest, requests: Iterable[Mapping[str, in
             return None
         points.append(point)
     return points
+
+
+# ------------------------------------------------------------- whole outputs
+def output_key(command: str, *parts: str | bytes) -> str:
+    """Key of a whole command output (``kerncraft-incore``): the package source,
+    the host and ``parts`` (file contents and every option, in a fixed order)."""
+    h = hashlib.sha256(f"kerncraft-output/{FORMAT_VERSION}/{command}".encode())
+    for part in (source_fingerprint(), host_fingerprint(), *parts):
+        h.update(b"\0\1")
+        h.update(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _output_path(key: str) -> Path | None:
+    return _entry("outputs", key[:2], f"{key}.json")
+
+
+def load_output(key: str) -> dict[str, str] | None:
+    """The stored texts of an output (name -> text), or None."""
+    doc = _read(_output_path(key), key)
+    texts = doc.get("texts") if doc is not None else None
+    return texts if isinstance(texts, dict) else None
+
+
+def store_output(key: str, texts: Mapping[str, str]) -> bool:
+    return _write(_output_path(key), key, {"texts": dict(texts)})

@@ -4,6 +4,23 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _no_report_cache(monkeypatch):
+    """Reports stored by one test must not be read by another that patches kerncraft's
+    functions (same command line, other numbers): the report caches of
+    kerncraft.pointcache are off unless a test turns them on with ``report_cache``."""
+    monkeypatch.setenv("KERNCRAFT_NO_REPORT_CACHE", "1")
+
+
+@pytest.fixture
+def report_cache(tmp_path, monkeypatch):
+    """The report caches on, in a private, empty cache directory."""
+    monkeypatch.setenv("KERNCRAFT_CACHE_DIR", str(tmp_path / "report-cache"))
+    monkeypatch.delenv("KERNCRAFT_NO_CACHE", raising=False)
+    monkeypatch.delenv("KERNCRAFT_NO_REPORT_CACHE", raising=False)
+    return tmp_path / "report-cache"
+
+
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     """A private, empty kerncraft cache directory, with the in-core memo cleared

@@ -34,10 +34,8 @@ else:
 
 
 @pytest.fixture
-def isolated_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KERNCRAFT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("KERNCRAFT_NO_CACHE", raising=False)
-    return tmp_path / "cache"
+def isolated_cache(report_cache):
+    return report_cache
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -185,3 +183,23 @@ def test_progress_line_only_for_long_sweeps():
         slow.tick()
     assert quiet.getvalue() == ""
     assert loud.getvalue().splitlines()[-1].startswith("kerncraft: 50/100 points in ")
+
+
+def test_incore_output_is_read_back(isolated_cache, tmp_path):
+    """``kerncraft-incore``: the second run prints (and writes) the same without
+    the assembly parser, networkx or the database."""
+    triad = REPO / "tests" / "data" / "asm_papers" / "stream_triad_csx.s"
+    env = {**os.environ, "KERNCRAFT_CACHE_DIR": str(isolated_cache)}
+    script = ("import sys; from kerncraft.cli.incore import main; code = main(sys.argv[1:]); "
+              "heavy = {'networkx', 'pyparsing', 'yaml', 'ruamel', 'kerncraft.incore.database'} "
+              "& set(sys.modules); print('HEAVY', sorted(heavy), file=sys.stderr); "
+              "sys.exit(code)")
+    outputs = []
+    for name in ("cold.json", "warm.json"):
+        run = subprocess.run([sys.executable, "-c", script, "--arch", "CSX", str(triad),
+                              "--json", str(tmp_path / name)], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, check=True)
+        outputs.append((run.stdout, run.stderr, (tmp_path / name).read_text()))
+    (cold_out, cold_err, cold_json), (warm_out, warm_err, warm_json) = outputs
+    assert "HEAVY ['" in cold_err and warm_err == "HEAVY []\n"
+    assert (warm_out, warm_json) == (cold_out, cold_json) and "TP 1.50 cy" in warm_out

@@ -28,7 +28,7 @@ from typing import NoReturn, Sequence
 
 from kerncraft.cli.plotting import plot_path, require_matplotlib, write_port_pressure
 from kerncraft.errors import KerncraftError
-from kerncraft.incore.arch import _ARCH_ALIASES, resolve_model
+from kerncraft.pointcache import load_output, output_key, store_output
 
 PROG = "kerncraft-incore"
 
@@ -72,8 +72,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from kerncraft.incore.analysis import analyze_text
-    from kerncraft.incore.report import export_dot, format_report, to_json
     if args.unroll is not None and args.unroll < 1:
         _fail(f"--unroll must be a positive integer, got {args.unroll}")
     try:
@@ -81,26 +79,17 @@ def _run(args: argparse.Namespace) -> int:
             text = fh.read()
     except OSError as exc:
         _fail(f"cannot read {args.file}: {exc.strerror or exc}")
-    if args.plot:
-        require_matplotlib()
-    model = resolve_model(args.arch)
-    result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
-                          ignore_unknown=args.ignore_unknown)
-    doc = to_json(result, unroll=args.unroll)
-    if args.simulate:
-        from kerncraft.incore.simulator_report import format_simulation, simulate
-        sim = simulate(result, model)
-        doc["simulation"] = sim.to_dict()
-    if args.json == "-":
-        json.dump(doc, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(format_report(result, unroll=args.unroll))
-        if args.simulate:
-            sys.stdout.write(format_simulation(sim))
-        if args.json:
-            _write(args.json, json.dumps(doc, indent=2) + "\n")
-    if args.export_graph:
+    key = _output_key(args, text)
+    stored, result = (load_output(key) if key is not None else None), None
+    if stored is None:
+        stored, result = _analyse(args, text)
+        if key is not None:
+            store_output(key, stored)
+    sys.stdout.write(stored["stdout"])
+    if "json" in stored:
+        _write(args.json, stored["json"])
+    if args.export_graph:       # (never cached: result is set)
+        from kerncraft.incore.report import export_dot
         try:
             export_dot(result, args.export_graph)
         except OSError as exc:
@@ -108,6 +97,54 @@ def _run(args: argparse.Namespace) -> int:
     if args.plot:
         write_port_pressure(args.plot, result, os.path.basename(args.file))
     return 0
+
+
+def _output_key(args: argparse.Namespace, text: str) -> str | None:
+    """Key of this run's output in the cache (:mod:`kerncraft.pointcache`), or None
+    when the run writes more than text (a graph, a picture).
+
+    ``--arch`` may name a file (database or machine file, by path or bundled
+    name): its bytes are part of the key; bundled databases are package source.
+    """
+    if args.export_graph or args.plot:
+        return None
+    from kerncraft.machine.paths import resolve_machine_path
+
+    try:
+        arch_file = resolve_machine_path(args.arch).read_bytes()
+    except (KerncraftError, OSError):
+        arch_file = b""
+    options = repr((args.arch, args.file, args.fixed, args.ignore_unknown, args.unroll,
+                    args.simulate, args.json == "-", bool(args.json)))
+    return output_key(PROG, options, arch_file, text)
+
+
+def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], object]:
+    """The texts of the analysis (``stdout`` and, for ``--json FILE``, ``json``) and
+    the analysis itself."""
+    from kerncraft.incore.analysis import analyze_text
+    from kerncraft.incore.arch import resolve_model
+    from kerncraft.incore.report import format_report, to_json
+    if args.plot:
+        require_matplotlib()
+    model = resolve_model(args.arch)
+    result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
+                          ignore_unknown=args.ignore_unknown)
+    doc = to_json(result, unroll=args.unroll)
+    texts: dict[str, str] = {}
+    if args.simulate:
+        from kerncraft.incore.simulator_report import format_simulation, simulate
+        sim = simulate(result, model)
+        doc["simulation"] = sim.to_dict()
+    if args.json == "-":
+        texts["stdout"] = json.dumps(doc, indent=2) + "\n"
+    else:
+        texts["stdout"] = format_report(result, unroll=args.unroll)
+        if args.simulate:
+            texts["stdout"] += format_simulation(sim)
+        if args.json:
+            texts["json"] = json.dumps(doc, indent=2) + "\n"
+    return texts, result
 
 
 def _write(path: str, text: str) -> None:
@@ -148,6 +185,7 @@ def _db_check_parser() -> argparse.ArgumentParser:
 
 def _bench_main(argv: Sequence[str]) -> int:
     from kerncraft.bench.microbench import bench_form, calibrated_clock, format_result
+    from kerncraft.incore.arch import resolve_model
     args = _bench_parser().parse_args(argv)
     model = resolve_model(args.arch)
     hz = calibrated_clock(args.cpu, args.quick)
@@ -177,8 +215,9 @@ def _emit_json(target: str | None, documents: list) -> None:
 def _db_check_main(argv: Sequence[str]) -> int:
     from kerncraft.incore.database import available_databases
     from kerncraft.build.dbcheck import check_database, format_check
+    from kerncraft.incore.arch import ARCH_ALIASES
     args = _db_check_parser().parse_args(argv)
-    archs = [_ARCH_ALIASES.get(a.upper(), a) for a in args.archs] or available_databases()
+    archs = [ARCH_ALIASES.get(a.upper(), a) for a in args.archs] or available_databases()
     checks = []
     for arch in archs:
         check = check_database(arch, kernels=not args.no_kernels)

@@ -21,6 +21,7 @@ from kerncraft.machine.paths import resolve_machine_path
 from kerncraft.models.points import CACHEABLE_INCORE, print_point, write_documents
 from kerncraft.models.registry import IMPLEMENTED
 from kerncraft.options import AnalysisOptions
+from kerncraft.pointcache import enabled as pointcache_enabled
 from kerncraft.pointcache import load_manifest, load_points, run_key
 from kerncraft.report.json import cli_document, point_document
 
@@ -28,9 +29,7 @@ from kerncraft.report.json import cli_document, point_document
 def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequence[str],
              out: TextIO) -> int | None:
     """Exit code of the run served from the cache, or None to run the models."""
-    from kerncraft.diskcache import cache_directory
-
-    if (cache_directory() is None or getattr(args, "plot", None) is not None
+    if (not pointcache_enabled() or getattr(args, "plot", None) is not None
             or any(m not in IMPLEMENTED or m == "Benchmark" for m in models)
             or options.incore_model not in CACHEABLE_INCORE):
         return None

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, TextIO
 
 from kerncraft.pointcache import (Manifest, StoredPoint, load_manifest, load_point, run_key,
                                   store_manifest, store_point)
+from kerncraft.pointcache import enabled as pointcache_enabled
 
 #: In-core models whose result depends only on files kerncraft knows (the external
 #: analyzers can change without notice, so their reports are not kept).
@@ -71,9 +72,7 @@ class PointStore:
 def open_store(kernel, machine, models: Sequence[str], options) -> PointStore | None:
     """The point store of this run, or None if its reports must not be kept:
     caching off, a kernel or machine not read from a file, an external analyzer."""
-    from kerncraft.diskcache import cache_directory
-
-    if (cache_directory() is None or not kernel.source or not getattr(machine, "path", None)
+    if (not pointcache_enabled() or not kernel.source or not getattr(machine, "path", None)
             or options.incore_model not in CACHEABLE_INCORE or kernel.bindings):
         return None
     try:

@@ -1,0 +1,333 @@
+"""Whole-process run times against the goals of issue 13; writes RESULTS-speed.md.
+
+Run (pinned to one CPU, as every measurement on the shared 2-CPU host must be)::
+
+    taskset -c 0 python benchmarks/bench_speed.py [--repeat 3] [--write]
+        [--ref-kerncraft PATH --ref-machine FILE] [--ref-osaca PATH] [--ref-llvm-mca PATH]
+
+Every row is a fresh process (``python -c`` calling the console script's entry
+point, no pyenv shim), wall time, median of ``--repeat`` runs, with an empty
+cache directory filled by one unmeasured cold run first. Two kinds of warm run:
+
+* **repeat**: the same command again -- served from the point cache
+  (``kerncraft.pointcache``), what the issue's goals ask for;
+* **new -D**: warm caches (compiler, in-core results, databases) but -D values not
+  seen before (a different point per repetition): the models run, so sympy and
+  pycparser are imported and the kernel is analysed again.
+
+Anchors (Kerncraft 0.8.18, OSACA, llvm-mca) are timed only when their executables
+are given or, for llvm-mca, found on PATH. ``--write`` replaces
+``benchmarks/RESULTS-speed.md`` with the table, the import-time breakdown of a
+new-point run and the cProfile summary of a first-time 1000-point sweep.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import platform
+import pstats
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "kernels"
+MACHINES = ROOT / "machine-files"
+FIVE = str(KERNELS / "2d-5pt.c")
+K27 = str(KERNELS / "3d-27pt.c")
+ENTRY = "import sys; from kerncraft.cli.{} import main; sys.exit(main())"
+RESULTS = ROOT / "benchmarks" / "RESULTS-speed.md"
+
+
+@dataclass
+class Row:
+    """One line of the issue's table: what is run, the goal, and what was measured."""
+
+    job: str
+    before: str                     # the issue's "project" column
+    goal: str
+    goal_s: float | None
+    repeat_s: float | None = None   # same command again (point / output cache)
+    new_s: float | None = None      # warm caches, new -D values or a new loop
+    anchor: str = "-"
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def met(self) -> str:
+        if self.goal_s is None or self.repeat_s is None:
+            return "-"
+        repeat = "yes" if self.repeat_s <= self.goal_s else "no"
+        new = "" if self.new_s is None else \
+            (", new -D: yes" if self.new_s <= self.goal_s else ", new -D: no")
+        return repeat + new
+
+
+class Runner:
+    """Fresh processes with one cache directory and a clean environment."""
+
+    def __init__(self, cache: Path, repeat: int):
+        self.repeat = repeat
+        # PYTHONDONTWRITEBYTECODE (set on this host) would make every process compile
+        # the modules changed since the last bytecode was written: not a user's setup
+        self.env = {k: v for k, v in os.environ.items()
+                    if k not in ("KERNCRAFT_NO_CACHE", "KERNCRAFT_NO_REPORT_CACHE",
+                                 "PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+        self.env["KERNCRAFT_CACHE_DIR"] = str(cache)
+
+    def once(self, argv: list[str], check: bool = True) -> tuple[float, str]:
+        start = time.perf_counter()
+        # cwd outside the tree: ``python -c`` puts it first on sys.path
+        proc = subprocess.run(argv, cwd=tempfile.gettempdir(), env=self.env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall = time.perf_counter() - start
+        if check and proc.returncode != 0:
+            raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{proc.stderr}")
+        return wall, proc.stderr
+
+    def kerncraft(self, args: list[str], tool: str = "kerncraft") -> list[str]:
+        return [sys.executable, "-c", ENTRY.format(tool), *args]
+
+    def median(self, make_argv: Callable[[int], list[str]], warm_up: bool = True) -> float:
+        """Median wall time of ``make_argv(i)`` for i = 1..repeat (after one run of i=0)."""
+        if warm_up:
+            self.once(make_argv(0))
+        return statistics.median(self.once(make_argv(i))[0]
+                                 for i in range(1, self.repeat + 1))
+
+
+def x86_loop(instructions: int, salt: int = 0) -> str:
+    """A marked AVX-512 loop of ``instructions`` instructions (loads, FMAs, stores,
+    pointer increments); ``salt`` changes only a comment, so the text is new."""
+    body, k = [], 0
+    while len(body) < instructions - 3:
+        r = k % 24
+        body += [f"        vmovupd {64 * k}(%rsi,%rax), %zmm{r}",
+                 f"        vfmadd231pd {64 * k}(%rdx,%rax), %zmm30, %zmm{r}",
+                 f"        vmovupd %zmm{r}, {64 * k}(%rdi,%rax)"]
+        k += 1
+    body = body[:instructions - 3]
+    return "\n".join([f"# generated loop {instructions} instructions, variant {salt}",
+                      "        .text", "# OSACA-BEGIN", "# LLVM-MCA-BEGIN", ".L3:", *body,
+                      f"        addq ${64 * k}, %rax", "        cmpq %rax, %rcx",
+                      "        jne .L3", "# LLVM-MCA-END", "# OSACA-END", ""])
+
+
+def ecm_rows(run: Runner, jobs: int) -> list[Row]:
+    five = ["-p", "ECM", "-m", "CSX", FIVE]
+    rows = []
+    single = Row("`-p ECM -P LC` (2d-5pt, N=M=1000, CSX)", "0.93 s", "<= 0.25 s", 0.25)
+    single.repeat_s = run.median(lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N", "1000",
+                                                                 "-D", "M", "1000"]))
+    single.new_s = run.median(lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N",
+                                                              str(1000 + i), "-D", "M", "1000"]))
+    rows.append(single)
+    sim = Row("`-p ECM -P SIM` (same)", "2.8 s", "<= 1 s", 1.0)
+    sim.repeat_s = run.median(lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", "1000",
+                                                              "-D", "M", "1000"]))
+    sim.new_s = run.median(lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", str(1000 + i),
+                                                           "-D", "M", "1000"]))
+    rows.append(sim)
+    for points, before, goal, goal_s in ((20, "1.1 s", "-", None),
+                                         (1000, "-", "<= 2 s", 2.0)):
+        row = Row(f"{points}-point LC sweep (`-p ECM -P LC -D N 100-100000:{points} -D M "
+                  "1000`)", before, goal, goal_s)
+        row.repeat_s = run.median(lambda i: run.kerncraft(
+            five + ["-D", "N", f"100-100000:{points}", "-D", "M", "1000"]))
+        row.new_s = run.median(lambda i: run.kerncraft(
+            five + ["-D", "N", f"100-100000:{points}", "-D", "M", str(1000 + i)]))
+        rows.append(row)
+    sweep = ["-p", "ECM", "-P", "SIM", "-m", "CSX", K27, "-D", "N", "20-200:10", "-D", "L", "50"]
+    row = Row(f"10-point 3d-27pt SIM sweep (`-D N 20-200:10 -D M 50 -D L 50`, `-j {jobs}`)",
+              "27 s, silent", "<= 5 s, progress, all cores", 5.0)
+    row.repeat_s = run.median(lambda i: run.kerncraft(sweep + ["-D", "M", "50", "-j", str(jobs)]))
+    row.new_s = run.median(lambda i: run.kerncraft(sweep + ["-D", "M", str(50 + i),
+                                                            "-j", str(jobs)]), warm_up=False)
+    _, err = run.once(run.kerncraft(sweep + ["-D", "M", "49", "-j", str(jobs)]))
+    row.note = f"{len(re.findall('points in', err))} progress line(s) on a first-time run"
+    rows.append(row)
+    return rows
+
+
+def incore_rows(run: Runner, tmp: Path, refs: argparse.Namespace) -> list[Row]:
+    rows = []
+    llvm_mca = refs.ref_llvm_mca or shutil.which("llvm-mca")
+    for count, before, goal in ((30, "0.38 s", "<= 0.1 s"), (379, "0.48 s", "<= llvm-mca")):
+        files = []
+        for i in range(refs.repeat + 1):
+            path = tmp / f"loop{count}-{i}.s"
+            path.write_text(x86_loop(count, i))
+            files.append(str(path))
+        row = Row(f"in-core, one {count}-instruction loop (`kerncraft-incore --arch CSX`)",
+                  before, goal, 0.1 if count == 30 else None)
+        row.repeat_s = run.median(lambda i: run.kerncraft(["--arch", "CSX", files[0]],
+                                                          "incore"))
+        row.new_s = run.median(lambda i: run.kerncraft(["--arch", "CSX", files[i]], "incore"),
+                               warm_up=False)
+        anchors = []
+        if llvm_mca:
+            t = run.median(lambda i: [llvm_mca, "-mcpu=cascadelake", files[i]])
+            anchors.append(f"llvm-mca {t:.3f} s")
+            if count == 379:
+                row.goal_s, row.goal = t, f"<= llvm-mca ({t:.3f} s)"
+        if refs.ref_osaca:
+            t = run.median(lambda i: [refs.ref_osaca, "--arch", "CSX", files[i]])
+            anchors.append(f"OSACA {t:.2f} s")
+        row.anchor = ", ".join(anchors) or "-"
+        rows.append(row)
+    return rows
+
+
+def _defines(source: str) -> list[str]:
+    names = [c for c in "NMLPQ" if f"{c}]" in source or f"{c};" in source or f"< {c}" in source]
+    value = "10000000" if len(names) <= 1 else "400"
+    return [arg for n in names for arg in ("-D", n, value)]
+
+
+def ecm_data_row(run: Runner) -> Row:
+    cases = [(k, m) for k in sorted(KERNELS.glob("*.c")) for m in sorted(MACHINES.glob("*.yml"))
+             if "isa: aarch64" not in m.read_text() or shutil.which("aarch64-linux-gnu-gcc")]
+    repeat, new = [], []
+    for kernel, machine in cases:
+        base = ["-p", "ECMData", "-m", str(machine), str(kernel)]
+        defines = _defines(kernel.read_text())
+        if run.once(run.kerncraft(base + defines), check=False)[1]:
+            continue                                    # refused (stderr): not a case
+        repeat.append(run.once(run.kerncraft(base + defines))[0])
+        if machine.stem == "CSX":
+            new.append(run.once(run.kerncraft(base + ["-D", ".", "401"]), check=False)[0])
+    row = Row(f"traffic only (`-p ECMData`), median over {len(repeat)} cases (bundled kernels x "
+              "machine files; new -D: the kernels on CSX)", "0.92 s (485 cases)", "<= 0.2 s", 0.2)
+    row.repeat_s, row.new_s = statistics.median(repeat), statistics.median(new)
+    return row
+
+
+def kerncraft_anchor(run: Runner, refs: argparse.Namespace) -> str:
+    if not (refs.ref_kerncraft and refs.ref_machine):
+        return "-"
+    argv = [refs.ref_kerncraft, "-p", "ECM", "-P", "LC", "-m", refs.ref_machine, FIVE,
+            "-D", "N", "1000", "-D", "M", "1000"]
+    return f"Kerncraft {run.median(lambda i: argv):.2f} s"
+
+
+def import_breakdown(run: Runner) -> list[tuple[str, float]]:
+    """Self import time (ms) per top-level package of a new-point ECM run."""
+    argv = [sys.executable, "-X", "importtime", "-c", ENTRY.format("kerncraft"), "-p", "ECM",
+            "-m", "CSX", FIVE, "-D", "N", "777", "-D", "M", "1000"]
+    _, err = run.once(argv)
+    own: dict[str, float] = defaultdict(float)
+    for line in err.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+        if m:
+            own[m[2].split(".")[0]] += int(m[1]) / 1e3
+    return sorted(own.items(), key=lambda kv: -kv[1])
+
+
+def sweep_profile(cache: Path) -> tuple[float, str]:
+    """cProfile of a first-time 1000-point sweep in this process (imports excluded)."""
+    os.environ["KERNCRAFT_CACHE_DIR"] = str(cache)
+    from kerncraft.cli.kerncraft import main
+
+    argv = ["-p", "ECM", "-m", "CSX", FIVE, "-D", "N", "100-100000:1000", "-D", "M", "2999"]
+    main(argv[:-4] + ["-D", "N", "100", "-D", "M", "2999"])       # imports, analysis
+    profile, out = cProfile.Profile(), io.StringIO()
+    saved, sys.stdout = sys.stdout, io.StringIO()
+    start = time.perf_counter()
+    try:
+        profile.runcall(main, argv)
+    finally:
+        sys.stdout = saved
+    wall = time.perf_counter() - start
+    pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(
+        r"kerncraft/(models|cache|kernel|incore/linesplit|machine/bandwidth)", 18)
+    lines = [ln for ln in out.getvalue().splitlines() if "kerncraft/" in ln]
+    return wall, "\n".join(ln.strip() for ln in lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--write", action="store_true", help="replace RESULTS-speed.md")
+    parser.add_argument("--ref-kerncraft", help="Kerncraft 0.8.x executable (anchor)")
+    parser.add_argument("--ref-machine", help="its machine file for CSX")
+    parser.add_argument("--ref-osaca", help="OSACA executable (anchor)")
+    parser.add_argument("--ref-llvm-mca", help="llvm-mca executable (default: on PATH)")
+    opts = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="kerncraft-speed-") as tmp_name:
+        tmp = Path(tmp_name)
+        run = Runner(tmp / "cache", opts.repeat)
+        floor = run.median(lambda i: [sys.executable, "-c", "pass"])
+        sympy = run.median(lambda i: [sys.executable, "-c", "import sympy"])
+        rows = ecm_rows(run, opts.jobs)
+        rows[0].anchor = kerncraft_anchor(run, opts)
+        rows += incore_rows(run, tmp, opts)
+        rows.append(ecm_data_row(run))
+        imports = import_breakdown(run)
+        sweep_wall, profile = sweep_profile(tmp / "cache")
+    text = render(rows, floor, sympy, imports, sweep_wall, profile, opts)
+    print(text)
+    if opts.write:
+        RESULTS.write_text(text)
+    return 0
+
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f} s"
+
+
+def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
+    cpu = next((ln.split(":", 1)[1].strip() for ln in
+                Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("model name")),
+               platform.processor())
+    table = ["| job | issue (before) | repeat run | warm, new -D / new loop | anchor | goal | "
+             "met |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        job = r.job + (f"; {r.note}" if r.note else "")
+        table.append(f"| {job} | {r.before} | {_s(r.repeat_s)} | {_s(r.new_s)} | {r.anchor} | "
+                     f"{r.goal} | {r.met} |")
+    heavy = ", ".join(f"{name} {ms:.0f} ms" for name, ms in imports[:8])
+    return "\n".join([
+        "# Speed of whole `kerncraft` runs (issue 13)", "",
+        f"Written by `taskset -c 0 python benchmarks/bench_speed.py --write` on {cpu}, "
+        f"{len(os.sched_getaffinity(0))} CPU(s) usable, Python {platform.python_version()}, "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}. Wall time of "
+        f"whole processes, median of {opts.repeat}; floors: `python -c pass` {floor:.3f} s, "
+        f"`python -c 'import sympy'` {sympy:.3f} s.", "",
+        *table, "",
+        "*repeat run*: the same command again, answered from the point cache "
+        "(`kerncraft/pointcache.py`; `kerncraft-incore`: its output cache). *new -D / new "
+        "loop*: warm compiler, in-core and database caches, but -D values (or an assembly "
+        "text) not seen before, so the models run.", "",
+        "## Where a new-point run spends its time", "",
+        f"Self import time per package (`python -X importtime`, ECM, N=777): {heavy}.", "",
+        f"First-time 1000-point ECM sweep in one process after the imports, under cProfile: "
+        f"{sweep_wall:.2f} s, i.e. {sweep_wall:.2f} ms per point (the profiler roughly doubles "
+        "it). Cumulative time of kerncraft functions:", "",
+        "```", profile, "```", ""]) + "\n" + HISTORY
+
+
+HISTORY = """## History
+
+* Before issue 13 (same VM, quiet): warm `-p ECM` 0.68-0.83 s, of which `import sympy`
+  0.36 s and kerncraft's own imports 0.18 s; a 50-point sweep 1.15-1.2 s. The in-core
+  result cache (`kerncraft/incore/result_cache.py`) had removed the assembly parser and
+  networkx from warm ECM runs; the port-model databases are read from a JSON form keyed by
+  the YAML's hash (`kerncraft/incore/dbfile.py`) and never parsed as YAML on a warm run.
+* `bench_ecm_wall.py` (cold/warm/sweep of one ECM case, with `-X importtime`) and
+  `bench_lc_sweep.py` (in-process LC evaluation per point) remain for finer questions.
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
