@@ -42,6 +42,17 @@ def test_vex_latency_chain_uses_a_source_of_the_destination_class():
     assert "64(%r14)" in generate("vfmadd231pd mem,ymm,ymm").latency_body[0]
 
 
+def test_store_addresses_keep_the_vector_alignment():
+    # ymm stores go 32 B apart (two per line, as streaming code does); an aligned zmm store
+    # at a 32-B offset faults, so zmm stores go one line apart (64 B).
+    import re
+    for form, step in (("vmovapd ymm,mem", 32), ("vmovapd zmm,mem", 64)):
+        offsets = [int(re.search(r"(\d+)\(%r14\)", line).group(1))
+                   for line in generate(form).throughput_body[:4]]
+        assert [b - a for a, b in zip(offsets, offsets[1:])] == [step] * 3
+        assert all(o % step == 0 for o in offsets)
+
+
 def test_special_latency_kinds():
     assert generate("movq mem,r64").latency_kind == "load"            # pointer chase
     rmw = generate("addl r32,mem")

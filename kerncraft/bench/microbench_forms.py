@@ -218,8 +218,10 @@ def generate(form: str) -> FormBenchmark:
                 regs.append(src_reg(cls, k))
         store = classes and classes[-1] == "mem"
         # loads: one per cache line; stores: 32 B apart, two per line, as in streaming
-        # code (cores that commit two stores per cycle only do so within one line)
-        mem = f"{(i % 64) * 32 + 8192}(%r14)" if store else f"{(i % 64) * 64 + 64}(%r14)"
+        # code (cores that commit two stores per cycle only do so within one line); a
+        # 64-byte store fills its line (and vmovapd zmm faults unless 64-byte aligned)
+        stride = 64 if "zmm" in classes else 32
+        mem = f"{(i % 64) * stride + 8192}(%r14)" if store else f"{(i % 64) * 64 + 64}(%r14)"
         tp_body.append(_instance(mnemonic, classes, regs, mem, shift_cl))
     try:
         _dataflow(tp_body[0])

@@ -156,19 +156,20 @@ def _program_loops(asm: str, kernel: Any, isa: str) -> list[Any]:
         return [ins for lp in loops if not lp.contains_loop for ins in lp.instructions]
 
 
-def unknown_kernel_forms(model: Any, arch: str, kernels: Sequence[Path] | None = None,
-                         opt_levels: Sequence[str] = OPT_LEVELS, jobs: int = 4
-                         ) -> tuple[dict[str, str], int, str]:
-    """(unknown form -> example, compilations done, note) for the bundled kernels."""
+def kernel_loop_instructions(model: Any, arch: str, kernels: Sequence[Path] | None = None,
+                             opt_levels: Sequence[str] = OPT_LEVELS, jobs: int = 4
+                             ) -> tuple[list[tuple[Path, str, list]], int, str]:
+    """([(kernel file, optimisation level, loop instructions)], compilations done, note):
+    the bundled kernels compiled for ``arch`` as the ECM pipeline compiles them."""
     from kerncraft.kernel.parser import parse_kernel
     from kerncraft.build.codegen import generate_c
     from kerncraft.build.compiler import compile_to_assembly
     target = ARCH_TARGETS.get(arch.upper())
     if target is None:
-        return {}, 0, f"no compiler target known for {arch} (see dbcheck.ARCH_TARGETS)"
+        return [], 0, f"no compiler target known for {arch} (see dbcheck.ARCH_TARGETS)"
     compiler, march = target
     if shutil.which(compiler) is None:
-        return {}, 0, f"compiler {compiler} not installed: kernels not checked"
+        return [], 0, f"compiler {compiler} not installed: kernels not checked"
     isa = str(getattr(model, "isa", None) or "x86").lower()
     kernels = kernel_files() if kernels is None else list(kernels)
     jobs_list = []
@@ -194,20 +195,27 @@ def unknown_kernel_forms(model: Any, arch: str, kernels: Sequence[Path] | None =
             return path, opt, f"{compiler} failed: {exc}", []
         return path, opt, None, _program_loops(asm, kernel, isa)
 
-    unknown: dict[str, str] = {}
-    done = 0
-    problems = []
+    loops, problems = [], []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         for path, opt, error, instructions in pool.map(run, jobs_list):
             if error:
                 problems.append(f"{path.name} {opt}: {error}")
-                continue
-            done += 1
-            for ins in instructions:
-                if model.lookup(ins) is None:
-                    unknown.setdefault(ins.form_key, f"{ins.text.split('#')[0].strip()} "
-                                                     f"({path.name} {opt})")
-    note = "; ".join(problems[:3])
+            else:
+                loops.append((path, opt, instructions))
+    return loops, len(loops), "; ".join(problems[:3])
+
+
+def unknown_kernel_forms(model: Any, arch: str, kernels: Sequence[Path] | None = None,
+                         opt_levels: Sequence[str] = OPT_LEVELS, jobs: int = 4
+                         ) -> tuple[dict[str, str], int, str]:
+    """(unknown form -> example, compilations done, note) for the bundled kernels."""
+    loops, done, note = kernel_loop_instructions(model, arch, kernels, opt_levels, jobs)
+    unknown: dict[str, str] = {}
+    for path, opt, instructions in loops:
+        for ins in instructions:
+            if model.lookup(ins) is None:
+                unknown.setdefault(ins.form_key, f"{ins.text.split('#')[0].strip()} "
+                                                 f"({path.name} {opt})")
     return unknown, done, note
 
 
