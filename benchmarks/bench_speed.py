@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -61,16 +61,27 @@ class Row:
     new_s: float | None = None      # warm caches, new -D values or a new loop
     anchor: str = "-"
     note: str = ""
-    extra: dict = field(default_factory=dict)
+    repeat_cpu: float | None = None
+    new_cpu: float | None = None
+
+    def measure(self, run: "Runner", kind: str, make_argv: Callable[[int], list[str]],
+                warm_up: bool = True) -> None:
+        """Median wall and CPU time of ``kind`` ('repeat' or 'new') runs."""
+        setattr(self, f"{kind}_s", run.median(make_argv, warm_up))
+        setattr(self, f"{kind}_cpu", run.last_cpu)
 
     @property
     def met(self) -> str:
+        """By wall time; where only the CPU time meets the goal (a loaded host), says so."""
         if self.goal_s is None or self.repeat_s is None:
             return "-"
-        repeat = "yes" if self.repeat_s <= self.goal_s else "no"
-        new = "" if self.new_s is None else \
-            (", new -D: yes" if self.new_s <= self.goal_s else ", new -D: no")
-        return repeat + new
+
+        def verdict(wall: float, cpu: float | None) -> str:
+            if wall <= self.goal_s:
+                return "yes"
+            return "no (CPU time: yes)" if cpu is not None and cpu <= self.goal_s else "no"
+        new = "" if self.new_s is None else f"; new: {verdict(self.new_s, self.new_cpu)}"
+        return "repeat: " + verdict(self.repeat_s, self.repeat_cpu) + new
 
 
 class Runner:
@@ -84,26 +95,36 @@ class Runner:
                     if k not in ("KERNCRAFT_NO_CACHE", "KERNCRAFT_NO_REPORT_CACHE",
                                  "PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
         self.env["KERNCRAFT_CACHE_DIR"] = str(cache)
+        self.cpu: list[float] = []      # CPU time (user + system) of every process run
 
     def once(self, argv: list[str], check: bool = True) -> tuple[float, str]:
+        """(wall seconds, stderr) of one process; its CPU time goes to ``self.cpu``."""
         start = time.perf_counter()
         # cwd outside the tree: ``python -c`` puts it first on sys.path
-        proc = subprocess.run(argv, cwd=tempfile.gettempdir(), env=self.env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(argv, cwd=tempfile.gettempdir(), env=self.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        err = proc.stderr.read()
+        proc.stderr.close()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - start
+        self.cpu.append(usage.ru_utime + usage.ru_stime)
         if check and proc.returncode != 0:
-            raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{proc.stderr}")
-        return wall, proc.stderr
+            raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{err}")
+        return wall, err
 
     def kerncraft(self, args: list[str], tool: str = "kerncraft") -> list[str]:
         return [sys.executable, "-c", ENTRY.format(tool), *args]
 
     def median(self, make_argv: Callable[[int], list[str]], warm_up: bool = True) -> float:
-        """Median wall time of ``make_argv(i)`` for i = 1..repeat (after one run of i=0)."""
+        """Median wall time of ``make_argv(i)`` for i = 1..repeat (after one run of i=0);
+        the median CPU time of those runs is left in ``self.last_cpu``."""
         if warm_up:
             self.once(make_argv(0))
-        return statistics.median(self.once(make_argv(i))[0]
-                                 for i in range(1, self.repeat + 1))
+        del self.cpu[:]
+        wall = statistics.median(self.once(make_argv(i))[0] for i in range(1, self.repeat + 1))
+        self.last_cpu = statistics.median(self.cpu)
+        return wall
 
 
 def x86_loop(instructions: int, salt: int = 0) -> str:
@@ -127,34 +148,35 @@ def ecm_rows(run: Runner, jobs: int) -> list[Row]:
     five = ["-p", "ECM", "-m", "CSX", FIVE]
     rows = []
     single = Row("`-p ECM -P LC` (2d-5pt, N=M=1000, CSX)", "0.93 s", "<= 0.25 s", 0.25)
-    single.repeat_s = run.median(lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N", "1000",
+    single.measure(run, "repeat", lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N", "1000",
                                                                  "-D", "M", "1000"]))
-    single.new_s = run.median(lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N",
+    single.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N",
                                                               str(1000 + i), "-D", "M", "1000"]))
     rows.append(single)
     sim = Row("`-p ECM -P SIM` (same)", "2.8 s", "<= 1 s", 1.0)
-    sim.repeat_s = run.median(lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", "1000",
+    sim.measure(run, "repeat", lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", "1000",
                                                               "-D", "M", "1000"]))
-    sim.new_s = run.median(lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", str(1000 + i),
+    sim.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", str(1000 + i),
                                                            "-D", "M", "1000"]))
     rows.append(sim)
     for points, before, goal, goal_s in ((20, "1.1 s", "-", None),
                                          (1000, "-", "<= 2 s", 2.0)):
         row = Row(f"{points}-point LC sweep (`-p ECM -P LC -D N 100-100000:{points} -D M "
                   "1000`)", before, goal, goal_s)
-        row.repeat_s = run.median(lambda i: run.kerncraft(
+        row.measure(run, "repeat", lambda i: run.kerncraft(
             five + ["-D", "N", f"100-100000:{points}", "-D", "M", "1000"]))
-        row.new_s = run.median(lambda i: run.kerncraft(
+        row.measure(run, "new", lambda i: run.kerncraft(
             five + ["-D", "N", f"100-100000:{points}", "-D", "M", str(1000 + i)]))
         rows.append(row)
     sweep = ["-p", "ECM", "-P", "SIM", "-m", "CSX", K27, "-D", "N", "20-200:10", "-D", "L", "50"]
     row = Row(f"10-point 3d-27pt SIM sweep (`-D N 20-200:10 -D M 50 -D L 50`, `-j {jobs}`)",
               "27 s, silent", "<= 5 s, progress, all cores", 5.0)
-    row.repeat_s = run.median(lambda i: run.kerncraft(sweep + ["-D", "M", "50", "-j", str(jobs)]))
-    row.new_s = run.median(lambda i: run.kerncraft(sweep + ["-D", "M", str(50 + i),
-                                                            "-j", str(jobs)]), warm_up=False)
-    _, err = run.once(run.kerncraft(sweep + ["-D", "M", "49", "-j", str(jobs)]))
-    row.note = f"{len(re.findall('points in', err))} progress line(s) on a first-time run"
+    row.measure(run, "repeat", lambda i: run.kerncraft(sweep + ["-D", "M", "50", "-j", str(jobs)]))
+    # a first-time sweep takes tens of seconds: measured once (M=49: new points)
+    row.new_s, err = run.once(run.kerncraft(sweep + ["-D", "M", "49", "-j", str(jobs)]))
+    row.new_cpu = run.cpu[-1]
+    row.note = (f"new -D: one run, {len(re.findall('points in', err))} progress line(s) on "
+                "stderr")
     rows.append(row)
     return rows
 
@@ -170,9 +192,9 @@ def incore_rows(run: Runner, tmp: Path, refs: argparse.Namespace) -> list[Row]:
             files.append(str(path))
         row = Row(f"in-core, one {count}-instruction loop (`kerncraft-incore --arch CSX`)",
                   before, goal, 0.1 if count == 30 else None)
-        row.repeat_s = run.median(lambda i: run.kerncraft(["--arch", "CSX", files[0]],
+        row.measure(run, "repeat", lambda i: run.kerncraft(["--arch", "CSX", files[0]],
                                                           "incore"))
-        row.new_s = run.median(lambda i: run.kerncraft(["--arch", "CSX", files[i]], "incore"),
+        row.measure(run, "new", lambda i: run.kerncraft(["--arch", "CSX", files[i]], "incore"),
                                warm_up=False)
         anchors = []
         if llvm_mca:
@@ -197,18 +219,21 @@ def _defines(source: str) -> list[str]:
 def ecm_data_row(run: Runner) -> Row:
     cases = [(k, m) for k in sorted(KERNELS.glob("*.c")) for m in sorted(MACHINES.glob("*.yml"))
              if "isa: aarch64" not in m.read_text() or shutil.which("aarch64-linux-gnu-gcc")]
-    repeat, new = [], []
+    repeat, new, repeat_cpu, new_cpu = [], [], [], []
     for kernel, machine in cases:
         base = ["-p", "ECMData", "-m", str(machine), str(kernel)]
         defines = _defines(kernel.read_text())
         if run.once(run.kerncraft(base + defines), check=False)[1]:
             continue                                    # refused (stderr): not a case
         repeat.append(run.once(run.kerncraft(base + defines))[0])
+        repeat_cpu.append(run.cpu[-1])
         if machine.stem == "CSX":
             new.append(run.once(run.kerncraft(base + ["-D", ".", "401"]), check=False)[0])
+            new_cpu.append(run.cpu[-1])
     row = Row(f"traffic only (`-p ECMData`), median over {len(repeat)} cases (bundled kernels x "
               "machine files; new -D: the kernels on CSX)", "0.92 s (485 cases)", "<= 0.2 s", 0.2)
     row.repeat_s, row.new_s = statistics.median(repeat), statistics.median(new)
+    row.repeat_cpu, row.new_cpu = statistics.median(repeat_cpu), statistics.median(new_cpu)
     return row
 
 
@@ -217,7 +242,8 @@ def kerncraft_anchor(run: Runner, refs: argparse.Namespace) -> str:
         return "-"
     argv = [refs.ref_kerncraft, "-p", "ECM", "-P", "LC", "-m", refs.ref_machine, FIVE,
             "-D", "N", "1000", "-D", "M", "1000"]
-    return f"Kerncraft {run.median(lambda i: argv):.2f} s"
+    wall = run.median(lambda i: argv, warm_up=False)
+    return f"Kerncraft {wall:.2f} s (CPU {run.last_cpu:.2f} s)"
 
 
 def import_breakdown(run: Runner) -> list[tuple[str, float]]:
@@ -233,13 +259,18 @@ def import_breakdown(run: Runner) -> list[tuple[str, float]]:
     return sorted(own.items(), key=lambda kv: -kv[1])
 
 
-def sweep_profile(cache: Path) -> tuple[float, str]:
-    """cProfile of a first-time 1000-point sweep in this process (imports excluded)."""
+def sweep_profile(cache: Path, points: int = 1000) -> tuple[float, str]:
+    """cProfile of a first-time sweep in this process (imports excluded)."""
     os.environ["KERNCRAFT_CACHE_DIR"] = str(cache)
     from kerncraft.cli.kerncraft import main
 
-    argv = ["-p", "ECM", "-m", "CSX", FIVE, "-D", "N", "100-100000:1000", "-D", "M", "2999"]
-    main(argv[:-4] + ["-D", "N", "100", "-D", "M", "2999"])       # imports, analysis
+    base = ["-p", "ECM", "-m", "CSX", FIVE, "-D", "M", "2999", "-D", "N"]
+    argv = base + [f"100-100000:{points}"]
+    saved, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        main(base + ["99"])                                        # imports, analysis
+    finally:
+        sys.stdout = saved
     profile, out = cProfile.Profile(), io.StringIO()
     saved, sys.stdout = sys.stdout, io.StringIO()
     start = time.perf_counter()
@@ -273,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         rows[0].anchor = kerncraft_anchor(run, opts)
         rows += incore_rows(run, tmp, opts)
         rows.append(ecm_data_row(run))
+        for row in rows:        # on stderr at once: the profiles below take a while
+            print(row, file=sys.stderr, flush=True)
         imports = import_breakdown(run)
         sweep_wall, profile = sweep_profile(tmp / "cache")
     text = render(rows, floor, sympy, imports, sweep_wall, profile, opts)
@@ -282,8 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _s(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f} s"
+def _s(value: float | None, cpu: float | None = None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f} s" + (f" (CPU {cpu:.3f})" if cpu is not None else "")
 
 
 def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
@@ -294,7 +329,7 @@ def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
              "met |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         job = r.job + (f"; {r.note}" if r.note else "")
-        table.append(f"| {job} | {r.before} | {_s(r.repeat_s)} | {_s(r.new_s)} | {r.anchor} | "
+        table.append(f"| {job} | {r.before} | {_s(r.repeat_s, r.repeat_cpu)} | {_s(r.new_s, r.new_cpu)} | {r.anchor} | "
                      f"{r.goal} | {r.met} |")
     heavy = ", ".join(f"{name} {ms:.0f} ms" for name, ms in imports[:8])
     return "\n".join([
@@ -303,7 +338,9 @@ def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
         f"{len(os.sched_getaffinity(0))} CPU(s) usable, Python {platform.python_version()}, "
         f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}. Wall time of "
         f"whole processes, median of {opts.repeat}; floors: `python -c pass` {floor:.3f} s, "
-        f"`python -c 'import sympy'` {sympy:.3f} s.", "",
+        f"`python -c 'import sympy'` {sympy:.3f} s. CPU time (user + system, from "
+        "`wait4`) in parentheses: on a loaded host it is the better estimate of the wall "
+        "time on a quiet one.", "",
         *table, "",
         "*repeat run*: the same command again, answered from the point cache "
         "(`kerncraft/pointcache.py`; `kerncraft-incore`: its output cache). *new -D / new "
@@ -314,7 +351,35 @@ def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
         f"First-time 1000-point ECM sweep in one process after the imports, under cProfile: "
         f"{sweep_wall:.2f} s, i.e. {sweep_wall:.2f} ms per point (the profiler roughly doubles "
         "it). Cumulative time of kerncraft functions:", "",
-        "```", profile, "```", ""]) + "\n" + HISTORY
+        "```", profile, "```", "", *gaps(rows, imports, sweep_wall), ""]) + "\n" + HISTORY
+
+
+def gaps(rows: list[Row], imports: list[tuple[str, float]], sweep_wall: float) -> list[str]:
+    """What the numbers say about the goals that are not met."""
+    ms = dict(imports)
+    symbolic = sum(ms.get(p, 0.0) for p in ("sympy", "mpmath", "pycparser", "networkx"))
+    lines = ["## Goals not met, and why", ""]
+    for r in rows:
+        if r.goal_s is None:
+            continue
+        if r.repeat_s is not None and r.repeat_s > r.goal_s:
+            lines.append(f"* {r.job}: the repeated run takes {r.repeat_s:.3f} s wall, "
+                         f"{r.repeat_cpu:.3f} s CPU (goal {r.goal}).")
+        if r.new_s is not None and r.new_s > r.goal_s:
+            lines.append(f"* {r.job}, new -D / new loop: {r.new_s:.3f} s (goal {r.goal}).")
+    lines += ["", f"A run with -D values not seen before runs the models: it imports sympy, "
+              f"mpmath, pycparser and networkx ({symbolic:.0f} ms of self import time above), "
+              "parses the kernel and derives the layer conditions symbolically before it "
+              "evaluates numbers. A sympy-free warm path for *new* points needs the kernel "
+              "model, the layer-condition evaluator and the line-split estimate as plain data "
+              "or generated Python; the models (and the in-core prediction) take the sympy "
+              "kernel model directly today, so this was not built in issue 13: repeated points "
+              "are served from the point cache instead. A first-time sweep costs "
+              f"{sweep_wall:.1f} ms per point under the profiler (about half without): the "
+              "ECM scaling table evaluates the layer conditions once per core count with its "
+              "notes, binding substitutes every expression with sympy, and the line-split "
+              "estimate re-derives the access offsets per point."]
+    return lines
 
 
 HISTORY = """## History
