@@ -2,6 +2,7 @@
 
     kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
                      [--fixed] [--ignore-unknown] [--unroll N] [--simulate]
+                     [--alignment BYTES|none]
 
 Database tools (:mod:`kerncraft.build.dbcheck`, :mod:`kerncraft.bench.microbench`)::
 
@@ -68,7 +69,25 @@ def build_parser() -> argparse.ArgumentParser:
                         "iteration, bottleneck variants, per-instruction waits")
     p.add_argument("--unroll", type=int, metavar="N", default=None,
                    help="source iterations per assembly iteration (adds per-iteration numbers)")
+    p.add_argument("--alignment", type=_alignment, metavar="BYTES", default=64,
+                   help="assumed alignment of every address register at loop entry, for the "
+                        "cache-line splits of packed vector accesses (x86): a power of two "
+                        "(default 64: the displacement and the per-iteration advance decide), "
+                        "or 'none' (unknown: uniform start addresses)")
     return p
+
+
+def _alignment(text: str) -> int:
+    """``--alignment``: a power of two in bytes, or none/unknown/0 (unknown)."""
+    if text.strip().lower() in ("none", "unknown", "0"):
+        return 0
+    try:
+        value = int(text, 0)
+    except ValueError:
+        value = -1
+    if value <= 0 or value & (value - 1):
+        raise argparse.ArgumentTypeError(f"expected a power of two or 'none', got {text!r}")
+    return value
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -115,7 +134,7 @@ def _output_key(args: argparse.Namespace, text: str) -> str | None:
     except (KerncraftError, OSError):
         arch_file = b""
     options = repr((args.arch, args.file, args.fixed, args.ignore_unknown, args.unroll,
-                    args.simulate, args.json == "-", bool(args.json)))
+                    args.simulate, args.json == "-", bool(args.json), args.alignment))
     return output_key(PROG, options, arch_file, text)
 
 
@@ -129,7 +148,7 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], objec
         require_matplotlib()
     model = resolve_model(args.arch)
     result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
-                          ignore_unknown=args.ignore_unknown)
+                          ignore_unknown=args.ignore_unknown, split_alignment=args.alignment)
     doc = to_json(result, unroll=args.unroll)
     texts: dict[str, str] = {}
     if args.simulate:

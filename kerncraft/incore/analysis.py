@@ -63,6 +63,9 @@ class InCoreAnalysis(InCoreResult):
     # (kerncraft.incore.linesplit; applied per -D point by the ECM pipeline)
     vector_accesses: tuple = ()
     line_split_costs: tuple = ()
+    # line splits derived from the body's own addresses (kerncraft-incore --alignment);
+    # their cycles are in port_totals and throughput (kerncraft.incore.linesplit)
+    line_splits: Any = None
     rob_size: int | None = None        # reorder-buffer entries of the port model
     code_block_bytes: int | None = None   # front-end fetch block (codeblocks.py)
     loop_layout: Any = None               # codeblocks.LoopLayout, set by the ECM pipeline
@@ -129,8 +132,30 @@ def _per_chain_share(chain: DependencyChain, edges: Sequence[DepEdge], size: int
     return tuple(contrib.get(i, 0.0) / crossings for i in range(size))
 
 
+def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlow], model: Any,
+                    balance: PortBalance, alignment: int | None, isa: str
+                    ) -> tuple[Any, dict[str, float], float, tuple[str, ...]]:
+    """(line-split estimate, port totals, throughput, bottleneck ports): the balance's
+    own, plus the split cycles of the body's addresses when an ``alignment`` is given
+    (x86; added after balancing, as the ECM pipeline adds its kernel-derived ones)."""
+    unchanged = (None, balance.port_totals, balance.throughput, balance.bottleneck_ports)
+    if alignment is None or isa.lower().startswith(("aarch64", "arm")):
+        return unchanged
+    from kerncraft.incore.linesplit import address_line_splits, port_cycles_with_splits
+    splits = address_line_splits(instructions, flows, getattr(model, "line_split", ()) or (),
+                                 alignment)
+    if splits is None or not splits.per_port:
+        return (splits,) + unchanged[1:]
+    totals = port_cycles_with_splits(balance.port_totals, splits)
+    throughput = max([balance.throughput, *totals.values()])
+    bottleneck = tuple(p for p in balance.ports
+                       if throughput > 0 and totals.get(p, 0.0) >= throughput - 1e-9)
+    return splits, totals, throughput, bottleneck
+
+
 def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = False,
-            ignore_unknown: bool = False, dataflow: DataflowFn | None = None) -> InCoreAnalysis:
+            ignore_unknown: bool = False, dataflow: DataflowFn | None = None,
+            split_alignment: int | None = None) -> InCoreAnalysis:
     """Analyse a loop body (one assembly iteration) against a port model.
 
     ``model`` needs ``lookup(instr) -> InstructionCost | None`` and ``ports``;
@@ -139,6 +164,10 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     semantics, or AArch64 when ``model.isa`` says so).
     Raises :class:`UnknownInstructionError` for forms missing in the database
     unless ``ignore_unknown`` (then they count as zero uops and zero latency).
+    ``split_alignment`` (bytes, 0 = unknown) adds the cache-line splits of the body's
+    vector accesses under that alignment of their address registers
+    (:func:`kerncraft.incore.linesplit.address_line_splits`); None (default, and the ECM
+    pipeline, which derives them from the kernel) adds none.
     """
     instructions = tuple(instructions)
     arch = _arch_name(model)
@@ -176,16 +205,18 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     if not isa.lower().startswith(("aarch64", "arm")):
         from kerncraft.incore.linesplit import vector_access_profile
         vector_accesses = vector_access_profile(instructions)
+    splits, port_totals, throughput, bottleneck = _address_splits(
+        instructions, flows, model, balance, split_alignment, isa)
     return InCoreAnalysis(
         arch=arch, instructions=instructions, costs=costs,
-        port_pressure=balance.per_instruction, port_totals=balance.port_totals,
-        throughput=balance.throughput, critical_path=cp.length,
+        port_pressure=balance.per_instruction, port_totals=port_totals,
+        throughput=throughput, critical_path=cp.length,
         critical_path_instructions=cp.instructions, lcd=lcd, lcd_chains=chains,
         unknown_forms=unknown, frontend=frontend, notes=tuple(notes),
         cp_latencies=tuple(cp.contributions.get(i, 0.0) for i in range(size)),
-        lcd_latencies=lcd_share, ports=balance.ports, bottleneck_ports=balance.bottleneck_ports,
+        lcd_latencies=lcd_share, ports=balance.ports, bottleneck_ports=bottleneck,
         balancing=balance.method, fused_uops=fused, vector_accesses=vector_accesses,
-        line_split_costs=tuple(getattr(model, "line_split", ()) or ()),
+        line_split_costs=tuple(getattr(model, "line_split", ()) or ()), line_splits=splits,
         rob_size=getattr(model, "rob_size", None),
         code_block_bytes=getattr(model, "code_block_bytes", None),
         graph=graph, cp_edges=cp.edges,

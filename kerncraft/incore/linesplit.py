@@ -31,6 +31,17 @@ A triangular nest, a loop bound that is not a number after binding, or an
 innermost loop that does not count up by one falls back to uniformly
 distributed start addresses (a multiple of the element size), and says so.
 
+Without a kernel (``kerncraft-incore FILE.s``), :func:`address_line_splits`
+derives the share from the addresses of the assembly itself: every packed vector
+access is ``base + index*scale + displacement``, followed through the loop's
+pointer increments (:func:`kerncraft.incore.memdeps.memory_accesses`), so its
+offset in a line in iteration ``k`` is ``(s + d + k*advance) mod line``. The
+stated assumption is the alignment ``A`` of every register and symbol of an
+address at loop entry: ``A >= line`` makes ``s = 0``; a smaller ``A`` spreads ``s``
+evenly over the multiples of ``A`` in a line; ``A`` unknown (0) gives the uniform
+starts of the fallback above. The share is then exact over one period of
+``k`` (``line / gcd(line, advance)`` iterations).
+
 The cost table comes from the port-model database (``line_split``, see
 ``databases/README.md``): extra cycles on a set of ports per split access.
 The extra cycles are added evenly to the ports of the set, which is the
@@ -47,7 +58,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["VectorAccess", "SplitCost", "LineSplitRow", "LineSplitEstimate",
-           "vector_access_profile", "split_fractions", "estimate_line_splits"]
+           "vector_access_profile", "split_fractions", "estimate_line_splits", "AccessSplit",
+           "address_line_splits", "port_cycles_with_splits"]
 
 VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
 # Packed accesses (kerncraft.incore.x86.vectors.packed_access_bytes) that still move no
@@ -89,12 +101,33 @@ class LineSplitRow:
 
 
 @dataclass(frozen=True)
+class AccessSplit:
+    """One packed vector access of the loop body (:func:`address_line_splits`):
+    ``offset`` bytes past the assumed alignment in the first iteration and
+    ``advance`` bytes per iteration (None: not followed, uniform starts assumed)."""
+
+    line: int                     # source line of the instruction
+    kind: str                     # 'load' | 'store'
+    vector_bytes: int
+    address: str                  # the memory operand, AT&T-like (memdeps.memory_key)
+    offset: int | None
+    advance: int | None
+    fraction: float               # share of the iterations in which it crosses a line
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "kind": self.kind, "vector_bytes": self.vector_bytes,
+                "address": self.address, "offset": self.offset, "advance": self.advance,
+                "split_fraction": self.fraction}
+
+
+@dataclass(frozen=True)
 class LineSplitEstimate:
     """Expected line splits of one assembly iteration and their extra port cycles."""
 
     line_size: int
     rows: tuple[LineSplitRow, ...]
     assumption: str
+    accesses: tuple[AccessSplit, ...] = ()   # per access (stand-alone analysis only)
 
     @property
     def per_port(self) -> dict[str, float]:
@@ -138,7 +171,16 @@ class LineSplitEstimate:
                               "split_fraction": r.fraction,
                               "cycles_per_split": r.cost.cycles if r.cost else None,
                               "ports": list(r.cost.ports) if r.cost else None}
-                             for r in self.rows]}
+                             for r in self.rows],
+                **({"per_access": [a.to_dict() for a in self.accesses]} if self.accesses else {})}
+
+    def access_lines(self) -> list[str]:
+        """One line per access that splits (line number, address, share)."""
+        return [f"line {a.line}: {a.vector_bytes}-B {a.kind} {a.address[4:]} splits in "
+                f"{100 * a.fraction:.0f} % of iterations"
+                + (f" (offset {a.offset} B, advance {a.advance} B)"
+                   if a.advance is not None else " (uniform start addresses)")
+                for a in self.accesses if a.fraction > 0]
 
 
 # ------------------------------------------------------------------ stage 1: the block
@@ -301,6 +343,104 @@ def estimate_line_splits(kernel: Any, profile: Sequence[VectorAccess],
                   "a number or the innermost loop does not count up by one"
                   ).replace("64-B", f"{line_size}-B")
     return LineSplitEstimate(line_size, tuple(rows), assumption)
+
+
+def port_cycles_with_splits(port_totals: Mapping[str, float],
+                            splits: LineSplitEstimate | None) -> dict[str, float]:
+    """Port cycles per assembly iteration plus the expected line-split cycles: the one
+    way split costs reach the port totals (ECM pipeline and stand-alone analysis)."""
+    totals = dict(port_totals)
+    for port, extra in (splits.per_port.items() if splits is not None else ()):
+        totals[port] = totals.get(port, 0.0) + extra
+    return totals
+
+
+# ------------------------------------------------------------------ stand-alone: addresses
+
+# element size of a packed mnemonic (for uniform starts): ...pd/...q/...64 8 B, ...ps/
+# ...d/...32 4 B, ...w/...16 2 B, else bytes
+_ELEMENT_BYTES = ((re.compile(r"(pd|q|64)$"), 8), (re.compile(r"(ps|d|32)$"), 4),
+                  (re.compile(r"(w|16)$"), 2))
+
+
+def _element_bytes(ins: Any) -> int:
+    from kerncraft.incore.x86.semantics import mnemonic_core
+    core = mnemonic_core(ins.mnemonic)
+    return next((size for pattern, size in _ELEMENT_BYTES if pattern.search(core)), 1)
+
+
+def _address_fraction(offset: int, advance: int, width: int, alignment: int,
+                      line: int) -> float:
+    """Share of the accesses at ``s + offset + k*advance`` that cross a line, exact over
+    one period of ``k`` and every start ``s`` a multiple of ``alignment`` allows."""
+    step = min(alignment, line)
+    starts = _residues(range(line // step), step, line)
+    period = line // math.gcd(line, advance % line)     # gcd(line, 0) = line: 1 iteration
+    walk = _combine(_residues(range(period), advance, line), Counter({offset % line: 1}), line)
+    dist = _combine(starts, walk, line)
+    return sum(n for r, n in dist.items() if r + width > line) / sum(dist.values())
+
+
+def _offset_and_advance(access: Any) -> tuple[int, int] | None:
+    """(displacement, bytes per iteration) of a memdeps access whose address is the
+    entry values of registers and symbols plus a constant, moving by a constant."""
+    if any(sym.startswith("t:") for sym in access.address.symbols()):
+        return None                          # computed from a load or the like
+    if access.stride is None or not access.stride.is_const:
+        return None
+    return access.address.const, access.stride.const
+
+
+def _access_split(access: Any, ins: Any, width: int, alignment: int, line: int
+                  ) -> AccessSplit:
+    from kerncraft.incore.memdeps import memory_key
+    known = _offset_and_advance(access) if alignment else None
+    if known is None:
+        fraction = _uniform_fraction(_element_bytes(ins), width, line)
+        return AccessSplit(ins.line_number, access.kind, width, memory_key(access.mem),
+                           None, None, fraction)
+    offset, advance = known
+    return AccessSplit(ins.line_number, access.kind, width, memory_key(access.mem), offset,
+                       advance, _address_fraction(offset, advance, width, alignment, line))
+
+
+def address_line_splits(instructions: Sequence[Any], flows: Sequence[Any],
+                        costs: Sequence[SplitCost], alignment: int, line_size: int = 64
+                        ) -> LineSplitEstimate | None:
+    """Line splits of an x86 loop body from its own addresses (see the module doc):
+    ``alignment`` in bytes (a power of two) of every address register and symbol at
+    loop entry, 0 if unknown. None when the body has no packed vector access."""
+    from kerncraft.incore.memdeps import memory_accesses
+    from kerncraft.incore.x86.vectors import packed_access_bytes
+    if alignment < 0 or alignment & (alignment - 1):
+        raise ValueError(f"alignment must be 0 (unknown) or a power of two, got {alignment}")
+    found = []
+    for access in memory_accesses(flows, instructions):
+        ins = instructions[access.instruction]
+        width = packed_access_bytes(ins)
+        # a broadcast operand reads one element, not a vector
+        if width and not access.mem.broadcast and not _NOT_CONTIGUOUS.search(ins.mnemonic):
+            found.append(_access_split(access, ins, width, alignment, line_size))
+    if not found:
+        return None
+    table = {(c.kind, c.vector_bytes): c for c in costs}
+    groups: dict[tuple[str, int], list[float]] = {}
+    for a in found:
+        groups.setdefault((a.kind, a.vector_bytes), []).append(a.fraction)
+    rows = tuple(LineSplitRow(kind, width, len(f), sum(f) / len(f), table.get((kind, width)))
+                 for (kind, width), f in sorted(groups.items()))
+    return LineSplitEstimate(line_size, rows, _address_assumption(found, alignment), tuple(found))
+
+
+def _address_assumption(found: Sequence[AccessSplit], alignment: int) -> str:
+    if not alignment:
+        return "alignment unknown: vector start addresses uniform over the element size"
+    text = (f"address registers and symbols {alignment}-B aligned at loop entry, "
+            "addresses followed through the loop's increments")
+    unknown = sum(a.advance is None for a in found)
+    if unknown:
+        text += f"; {unknown} access(es) not followed: uniform start addresses"
+    return text
 
 
 def costs_from_table(table: Mapping[str, Any] | None, ports: Sequence[str], where: str

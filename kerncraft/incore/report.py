@@ -18,10 +18,15 @@ JSON keys (stable, all times in cycles per assembly iteration):
 ``critical_path_instructions`` (line numbers), ``lcd_chains`` (list of
 ``{latency, lines, indices, via}``), ``unknown_instructions`` (list of
 ``{line, text, form}``), ``notes``; with an unroll factor also
-``per_source_iteration`` ({unroll, throughput, critical_path, lcd, prediction}).
+``per_source_iteration`` ({unroll, throughput, critical_path, lcd, prediction}); with
+line splits derived from the addresses (``kerncraft-incore --alignment``, default 64)
+``line_splits`` ({line_size, assumption, extra_cycles_per_port, accesses: per kind and
+width, per_access: {line, kind, vector_bytes, address, offset, advance,
+split_fraction}}); their cycles are included in ``throughput`` and ``port_pressure``.
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from kerncraft.incore.depgraph import DepGraph, Node, build_graph
@@ -141,6 +146,24 @@ def _chains(result: InCoreResult) -> list[str]:
     return out
 
 
+def _split_lines(result: InCoreResult) -> list[str]:
+    """The line-split estimate of a stand-alone analysis (its assumption, the accesses
+    that split, the extra cycles, which the port totals and TP include)."""
+    splits = getattr(result, "line_splits", None)
+    if splits is None:
+        return []
+    text = splits.describe(result.arch) or (
+        f"line splits ({splits.assumption}): no vector access crosses a "
+        f"{splits.line_size}-B line")
+    if splits.per_port:
+        text += "; the port totals and TP include these cycles"
+    # the report keeps to 100 columns (its table does too)
+    out = textwrap.wrap(text[0].upper() + text[1:], 100, subsequent_indent="  ")
+    for line in splits.access_lines():
+        out += textwrap.wrap(line, 100, initial_indent="  ", subsequent_indent="    ")
+    return out
+
+
 def format_report(result: InCoreResult, *, unroll: int | None = None, width: int = 100) -> str:
     """The full human-readable report (table, chains, summary)."""
     out = [f"In-core analysis for {result.arch} "
@@ -155,6 +178,7 @@ def format_report(result: InCoreResult, *, unroll: int | None = None, width: int
     if result.frontend is not None:
         fused = sum(getattr(result, "fused_uops", ()) or ())
         out.append(f"Front end: {result.frontend:.2f} cy ({fused} fused-domain uops)")
+    out += _split_lines(result)
     for note in result.notes:
         out.append(f"Note: {note}")
     out.append("")
@@ -201,6 +225,9 @@ def to_json(result: InCoreResult, *, unroll: int | None = None) -> dict[str, Any
                                  for ins, c in zip(result.instructions, result.costs) if c is None],
         "notes": list(result.notes),
     }
+    splits = getattr(result, "line_splits", None)
+    if splits is not None:
+        doc["line_splits"] = splits.to_dict()
     if unroll:
         doc["per_source_iteration"] = {
             "unroll": unroll, "throughput": result.throughput / unroll,

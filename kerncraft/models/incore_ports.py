@@ -15,7 +15,8 @@ from kerncraft.errors import KerncraftError
 # (Only the same core: ICX is Sunny Cove and has its own database, never SPR's Golden Cove.)
 OSACA_TO_DATABASE = {"SKX": "SKX", "CSX": "CSX", "CLX": "CSX", "SPR": "SPR", "GLC": "SPR",
                      "ZEN": "ZEN", "ZEN1": "ZEN", "ZEN2": "ZEN2", "TX2": "TX2", "ICX": "ICX",
-                     "HSW": "HSW", "BDW": "BDW", "SNB": "SNB", "IVB": "IVB", "A64FX": "A64FX"}
+                     "HSW": "HSW", "BDW": "BDW", "SNB": "SNB", "IVB": "IVB", "A64FX": "A64FX",
+                     "ZEN3": "ZEN3", "ZEN4": "ZEN4", "N1": "N1", "V2": "V2"}
 TOOL_KEYS = ("kerncraft", "OSACA")
 
 
@@ -95,11 +96,10 @@ def split_ports(port_totals: Mapping[str, float], nol: tuple[str, ...]
 
 def port_cycles_with_splits(port_totals: Mapping[str, float], splits) -> dict[str, float]:
     """Port cycles per assembly iteration plus the expected line-split cycles
-    (:class:`~kerncraft.incore.linesplit.LineSplitEstimate` or None)."""
-    totals = dict(port_totals)
-    for port, extra in (splits.per_port.items() if splits is not None else ()):
-        totals[port] = totals.get(port, 0.0) + extra
-    return totals
+    (:class:`~kerncraft.incore.linesplit.LineSplitEstimate` or None); the stand-alone
+    analysis adds them with the same function."""
+    from kerncraft.incore.linesplit import port_cycles_with_splits as add_splits
+    return add_splits(port_totals, splits)
 
 
 def tool_architecture(machine, tool: str) -> str:

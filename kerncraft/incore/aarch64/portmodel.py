@@ -19,6 +19,15 @@ latency`` -- the loaded value (load node + op node) still arrives after the full
 load latency.
 A database without a ``writeback`` entry makes writebacks free (0 cycles, no uop).
 
+**Register offset.** A load or store whose address adds a register
+(``ldr q0, [x1, x2]``, ``str d0, [x1, x2, lsl #3]``, ``ldr x0, [x1, w2, sxtw]``)
+may cost more than the immediate-offset form the table entry describes (on
+ThunderX2 one more integer uop: llvm-mca-14 -mcpu=thunderx2t99). Its cost is the
+entry plus the pseudo-form ``register_offset <mnemonic>`` if the database has it,
+else ``register_offset``; the pseudo-form's ``latency`` delays the loaded value
+(it is added to ``load_latency``). Prefetches and every other instruction are left
+alone. A database without the pseudo-form makes register offsets free.
+
 :func:`adapt_model` wraps a database whose YAML header says ``isa: aarch64``
 in :class:`AArch64PortModel`; other databases are returned unchanged.
 """
@@ -32,15 +41,24 @@ from typing import Any
 from kerncraft.incore.model import Instruction, InstructionCost, Memory
 
 __all__ = ["AArch64PortModel", "adapt_model", "database_isa", "WRITEBACK_FORM",
-           "compose_writeback"]
+           "REGISTER_OFFSET_FORM", "compose_writeback", "compose_register_offset"]
 
 #: Pseudo-form key of the writeback addition in AArch64 databases.
 WRITEBACK_FORM = "writeback"
+#: Pseudo-form key of the extra cost of a register offset (``[x1, x2]``).
+REGISTER_OFFSET_FORM = "register_offset"
 
 
 def _writeback(instr: Instruction) -> bool:
     return any(isinstance(op, Memory) and (op.pre_index or op.post_index is not None)
                for op in instr.operands)
+
+
+def _register_offset(instr: Instruction) -> bool:
+    """A load or store (``ld*``/``st*``; not ``prfm``, whose cost llvm-mca does not
+    change with the offset) with an index register in its address."""
+    return instr.mnemonic.lower().startswith(("ld", "st")) and any(
+        isinstance(op, Memory) and op.index is not None for op in instr.operands)
 
 
 def compose_writeback(cost: InstructionCost, wb: InstructionCost) -> InstructionCost:
@@ -50,6 +68,14 @@ def compose_writeback(cost: InstructionCost, wb: InstructionCost) -> Instruction
     load_latency = max(data_latency - latency, 0.0) if cost.has_load else cost.load_latency
     return replace(cost, uops=cost.uops + wb.uops, latency=latency, load_latency=load_latency,
                    source=f"{cost.source} [composed: + writeback: {wb.source}]")
+
+
+def compose_register_offset(cost: InstructionCost, extra: InstructionCost) -> InstructionCost:
+    """Access form + the register-offset pseudo-form (see the module docstring): its
+    uops are added, its latency delays only the loaded value (a store has none)."""
+    load_latency = cost.load_latency + extra.latency if cost.has_load else cost.load_latency
+    return replace(cost, uops=cost.uops + extra.uops, load_latency=load_latency,
+                   source=f"{cost.source} [composed: + register offset: {extra.source}]")
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,10 +100,28 @@ class AArch64PortModel:
     def _writeback_cost(self) -> InstructionCost | None:
         return self.base.lookup_form(WRITEBACK_FORM)
 
+    @functools.cached_property
+    def _register_offset_costs(self) -> dict[str, InstructionCost | None]:
+        return {}                            # per mnemonic, filled on first use
+
+    def _register_offset_cost(self, mnemonic: str) -> InstructionCost | None:
+        memo = self._register_offset_costs
+        if mnemonic not in memo:
+            # a mnemonic's own entry first: llvm-mca charges ldrb/ldrsw more than ldr
+            memo[mnemonic] = (self.base.lookup_form(f"{REGISTER_OFFSET_FORM} {mnemonic}")
+                              or self.base.lookup_form(REGISTER_OFFSET_FORM))
+        return memo[mnemonic]
+
     def lookup(self, instr: Instruction) -> InstructionCost | None:
-        """Cost of ``instr``; writeback accesses composed; None if unknown."""
+        """Cost of ``instr``; writeback and register-offset accesses composed;
+        None if unknown."""
         cost = self.base.lookup(instr)
-        if cost is None or not _writeback(instr):
+        if cost is None:
+            return None
+        if _register_offset(instr):
+            extra = self._register_offset_cost(instr.mnemonic.lower())
+            cost = cost if extra is None else compose_register_offset(cost, extra)
+        if not _writeback(instr):
             return cost
         wb = self._writeback_cost
         return cost if wb is None else compose_writeback(cost, wb)
