@@ -57,3 +57,12 @@ def test_unbuildable_forms_are_listed_not_dropped(monkeypatch):
     check = dbmeasure.check_forms(load_model("ZEN5"), {"jne lbl": "jne .L4"}, core_hz=4.5e9)
     assert check.forms[0].skipped.startswith("'jne' cannot")
     assert "not measurable" in dbmeasure.format_database_check(check)
+
+
+def test_bench_needs_forms_or_kernel_forms(capsys):
+    from kerncraft.cli.incore import main
+    for argv in (["bench", "ZEN5"], ["bench", "ZEN5", "addq r64,r64", "--kernel-forms"]):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        assert "give instruction forms or --kernel-forms" in capsys.readouterr().err

@@ -179,9 +179,14 @@ def _bench_parser() -> argparse.ArgumentParser:
                 "of instruction forms on this machine (clock-calibrated timing of generated "
                 "loops, no hardware counters) and print them next to the database's values.")
     p.add_argument("arch", metavar="ARCH", help="database name or machine file to compare with")
-    p.add_argument("forms", metavar="FORM", nargs="+",
+    p.add_argument("forms", metavar="FORM", nargs="*",
                    help="instruction form with operand classes, e.g. 'addq r64,r64' or "
                         "'vfmadd231pd mem,ymm,ymm' (quote it)")
+    p.add_argument("--kernel-forms", action="store_true",
+                   help="measure every form the bundled kernels compile to for ARCH (at "
+                        "-O3) and list where the database differs from this host")
+    p.add_argument("--tolerance", type=float, default=0.1, metavar="SHARE",
+                   help="with --kernel-forms: relative difference that counts (default 0.1)")
     p.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the last one)")
     p.add_argument("--quick", action="store_true", help="shorter runs (less precise)")
     p.add_argument("--no-realtime", action="store_true",
@@ -206,8 +211,12 @@ def _bench_main(argv: Sequence[str]) -> int:
     from kerncraft.bench.microbench import bench_form, calibrated_clock, format_result
     from kerncraft.incore.arch import resolve_model
     args = _bench_parser().parse_args(argv)
+    if bool(args.forms) == args.kernel_forms:
+        _fail("give instruction forms or --kernel-forms (one of the two)")
     model = resolve_model(args.arch)
     hz = calibrated_clock(args.cpu, args.quick)
+    if args.kernel_forms:
+        return _kernel_forms_main(args, model, hz)
     results = []
     for form in args.forms:
         r = bench_form(model, form, cpu=args.cpu, quick=args.quick,
@@ -217,6 +226,19 @@ def _bench_main(argv: Sequence[str]) -> int:
             sys.stdout.write(format_result(r))
             sys.stdout.flush()
     _emit_json(args.json, [r.to_json() for r in results])
+    return 0
+
+
+def _kernel_forms_main(args: argparse.Namespace, model, hz: float) -> int:
+    """``bench ARCH --kernel-forms``: the database checked against this host."""
+    from kerncraft.bench.dbmeasure import check_forms, format_database_check, kernel_forms
+    forms = kernel_forms(model, getattr(model, "arch", args.arch))
+    check = check_forms(model, forms, core_hz=hz, tolerance=args.tolerance, cpu=args.cpu,
+                        quick=args.quick, realtime=not args.no_realtime,
+                        progress=lambda line: print(line, file=sys.stderr, flush=True))
+    if args.json != "-":
+        sys.stdout.write(format_database_check(check))
+    _emit_json(args.json, [check.to_json()])
     return 0
 
 
