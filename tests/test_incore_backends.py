@@ -269,12 +269,14 @@ def test_tool_architecture_and_ports_from_machine_file():
     ({"OSACA": "CLX"}, "CSX"),
     ({"OSACA": "GLC", "LLVM-MCA": "-mcpu=sapphirerapids"}, "SPR"),
     ({"OSACA": "SKX"}, "SKX"),
-    ({"OSACA": "ICX"}, "ICX")])                        # Ice Lake-SP: its own database
+    ({"OSACA": "ICX"}, "ICX"),                         # Ice Lake-SP: its own database
+    ({"OSACA": "ZEN3"}, "ZEN3"), ({"OSACA": "zen4"}, "ZEN4"),
+    ({"OSACA": "N1"}, "N1"), ({"OSACA": "V2"}, "V2")])
 def test_resolve_database_uses_kerncraft_entry_else_osaca_code(entries, expected):
     assert ip.resolve_database(_machine(entries, {})) == expected
 
 
-@pytest.mark.parametrize("entries", [{"OSACA": "ZEN3"}, {"OSACA": "ICL"},
+@pytest.mark.parametrize("entries", [{"OSACA": "TSV110"}, {"OSACA": "ICL"},
                                      {"LLVM-MCA": "-mcpu=znver3"}, {}])
 def test_resolve_database_says_when_nothing_fits(entries):
     with pytest.raises(KerncraftError, match="no port-model database fits this machine.*"

@@ -31,6 +31,7 @@ from kerncraft.kernel.parser import parse_kernel  # noqa: E402
 from kerncraft.machine.loader import load_machine  # noqa: E402
 
 _ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s")
+_RESOURCE = re.compile(r"^\[(\d+(?:\.\d+)?)\]\s+-\s+(\S+)", re.M)
 
 
 def loop_texts(machine_path: str) -> list[tuple[str, list]]:
@@ -50,13 +51,17 @@ def loop_texts(machine_path: str) -> list[tuple[str, list]]:
     return out
 
 
-def mca_rows(instr_lines: list, mcpu: str, march: str, mattr: str) -> list[tuple]:
-    """(uops, latency, rtp, resources) per instruction, from one llvm-mca run."""
-    text = "\n".join(ln.text.strip() for ln in instr_lines) + "\n"
+def mca_table(texts: list[str], mcpu: str, march: str, mattr: str = "",
+              mca: str = "llvm-mca") -> list[dict]:
+    """One llvm-mca run over ``texts`` (instruction lines): per instruction a dict with
+    ``uops``, ``lat``, ``rtp``, ``load``/``store`` (llvm's MayLoad/MayStore) and
+    ``pressure`` {llvm resource name: cycles per instance} (units of a resource with
+    several units, ``Zn4Load.0`` ..., are summed under the resource name)."""
+    text = "\n".join(t.split("//")[0].strip() for t in texts) + "\n"
     with tempfile.NamedTemporaryFile("w", suffix=".s") as tmp:
         tmp.write(text)
         tmp.flush()
-        cmd = ["llvm-mca", f"-march={march}", f"-mcpu={mcpu}", "--instruction-info",
+        cmd = [mca, f"-march={march}", f"-mcpu={mcpu}", "--instruction-info",
                "--resource-pressure", "-iterations=200", tmp.name]
         if mattr:
             cmd.insert(3, f"-mattr={mattr}")
@@ -64,16 +69,29 @@ def mca_rows(instr_lines: list, mcpu: str, march: str, mattr: str) -> list[tuple
     if res.returncode != 0:
         raise RuntimeError(res.stderr.strip().splitlines()[0] if res.stderr else "llvm-mca failed")
     out = res.stdout.splitlines()
-    names = dict(re.findall(r"^\[(\d+)\]\s+-\s+(\S+)", res.stdout, re.M))
-    info = [m.groups() for m in map(_ROW.match, out[out.index(next(
-        l for l in out if l.startswith("[1]    [2]"))) + 1:]) if m][:len(instr_lines)]
+    columns = [name for _, name in _RESOURCE.findall(res.stdout)]
+    header = next(l for l in out if l.startswith("[1]    [2]"))
+    first = out.index(header) + 1
+    c4, c5, c6 = (header.index(c) for c in ("[4]", "[5]", "[6]"))
+    info = [m.groups() + ("*" in line[c4:c5], "*" in line[c5:c6])
+            for line in out[first:first + len(texts)] if (m := _ROW.match(line))]
     start = out.index("Resource pressure by instruction:") + 2
-    pressure = []
-    for line in out[start:start + len(instr_lines)]:
-        cells = line.split()[:len(names)]
-        used = [names[str(k)] for k, c in enumerate(cells) if c not in ("-",)]
-        pressure.append(used)
-    return [(int(u), int(l), float(r), p) for (u, l, r), p in zip(info, pressure)]
+    rows = []
+    for (uops, lat, rtp, may_load, may_store), line in zip(info, out[start:start + len(texts)]):
+        pressure: dict[str, float] = defaultdict(float)
+        for name, cell in zip(columns, line.split()[:len(columns)]):
+            if cell != "-":
+                pressure[name] += float(cell)
+        rows.append({"uops": int(uops), "lat": int(lat), "rtp": float(rtp),
+                     "load": may_load, "store": may_store,
+                     "pressure": dict(pressure)})
+    return rows
+
+
+def mca_rows(instr_lines: list, mcpu: str, march: str, mattr: str) -> list[tuple]:
+    """(uops, latency, rtp, resources) per instruction, from one llvm-mca run."""
+    rows = mca_table([ln.text for ln in instr_lines], mcpu, march, mattr)
+    return [(r["uops"], r["lat"], r["rtp"], list(r["pressure"])) for r in rows]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,14 +51,25 @@ ARCH_TARGETS: dict[str, tuple[str, tuple[str, ...]]] = {
     # x86-64-v4, tuned like the closest known core, with 512-bit vectors preferred
     # (Zen 5 executes them natively); see ARCH_EXTRA_FLAGS for the AVX2 build.
     "ZEN5": ("gcc", ("-march=x86-64-v4", "-mtune=znver3", "-mprefer-vector-width=512")),
+    "ZEN3": ("gcc", ("-march=znver3",)),
+    # Zen 4 likewise: its AVX-512 ISA is x86-64-v4 (gcc 12 has no -march=znver4); 512-bit
+    # vectors preferred so the zmm forms are checked, AVX2 code in ARCH_EXTRA_FLAGS.
+    "ZEN4": ("gcc", ("-march=x86-64-v4", "-mtune=znver3", "-mprefer-vector-width=512")),
     "TX2": ("aarch64-linux-gnu-gcc", ("-mcpu=thunderx2t99",)),
     # the published A64FX machine file's target flags (SVE with 512-bit vectors)
     "A64FX": ("aarch64-linux-gnu-gcc", ("-march=armv8.2-a+sve", "-msve-vector-bits=512")),
+    "N1": ("aarch64-linux-gnu-gcc", ("-mcpu=neoverse-n1",)),
+    # gcc 12 knows no -mcpu=neoverse-v2 (-mcpu=neoverse-v1 would be a different core): the
+    # V2 ISA (Armv9-A with SVE2) and its 128-bit SVE vector length; the length-agnostic
+    # build is in ARCH_EXTRA_FLAGS.
+    "V2": ("aarch64-linux-gnu-gcc", ("-march=armv9-a+sve2", "-msve-vector-bits=128")),
 }
 #: Further target flag sets per database: the kernels are compiled once per set (and per
 #: optimisation level) in addition to the :data:`ARCH_TARGETS` flags.
 ARCH_EXTRA_FLAGS: dict[str, tuple[tuple[str, ...], ...]] = {
     "ZEN5": (("-march=x86-64-v3", "-mtune=znver3"),),
+    "ZEN4": (("-march=x86-64-v3", "-mtune=znver3"),),
+    "V2": (("-march=armv9-a+sve2",),),
 }
 OPT_LEVELS = ("-O1", "-O2", "-O3", "-Ofast")
 _HEADER_LOAD_CLASSES = {"x86": ("gpr", "scalar", "xmm", "ymm")}

@@ -16,7 +16,9 @@ __all__ = ["ARCH_ALIASES", "resolve_model"]
 
 # OSACA / IACA architecture codes -> our database names
 _ARCH_ALIASES = {"CLX": "CSX", "CSL": "CSX", "SKL": "SKX", "SKYLAKE-AVX512": "SKX",
-                 "CASCADELAKE": "CSX", "SAPPHIRERAPIDS": "SPR", "ZEN1": "ZEN", "ZNVER1": "ZEN"}
+                 "CASCADELAKE": "CSX", "SAPPHIRERAPIDS": "SPR", "ZEN1": "ZEN", "ZNVER1": "ZEN",
+                 "ZNVER3": "ZEN3", "ZNVER4": "ZEN4", "NEOVERSE-N1": "N1", "NEOVERSEN1": "N1",
+                 "NEOVERSE-V2": "V2", "NEOVERSEV2": "V2"}
 ARCH_ALIASES = _ARCH_ALIASES
 
 
