@@ -198,15 +198,18 @@ def vector_access_profile(instructions: Iterable[Any]) -> tuple[VectorAccess, ..
 
     counts: Counter = Counter()
     for ins in instructions:
-        width = packed_access_bytes(ins)
-        if not width or _NOT_CONTIGUOUS.search(ins.mnemonic):
-            continue
-        flow = dataflow(ins)
-        if flow.memory_reads:
-            counts[("load", width)] += 1
-        if flow.memory_writes:
-            counts[("store", width)] += 1
+        counts.update(packed_accesses(ins, packed_access_bytes, dataflow))
     return tuple(VectorAccess(k, w, n) for (k, w), n in sorted(counts.items()))
+
+
+def packed_accesses(ins: Any, packed_access_bytes, dataflow) -> list[tuple[str, int]]:
+    """(kind, width) of each packed contiguous vector access of one instruction."""
+    width = packed_access_bytes(ins)
+    if not width or _NOT_CONTIGUOUS.search(ins.mnemonic):
+        return []
+    flow = dataflow(ins)
+    return [(kind, width) for kind, hit in (("load", flow.memory_reads),
+                                             ("store", flow.memory_writes)) if hit]
 
 
 # ------------------------------------------------------------------ stage 2: the kernel

@@ -178,7 +178,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
     simulated = None
     if simulating:
-        simulated, note = _simulation(analysis, arch)
+        simulated, note = _simulation(analysis, arch, splits)
         bounds, source, tool = {"simulation": simulated * scale}, "simulation", "kerncraft-sim"
         notes = notes + (note,)
     return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
@@ -188,17 +188,20 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
 _SIMULATIONS: dict[int, tuple[Any, float, str]] = {}
 
 
-def _simulation(analysis, arch: str) -> tuple[float, str]:
-    """(simulated cycles per assembly iteration, report note), once per analysis."""
-    memo = _SIMULATIONS.get(id(analysis))
+def _simulation(analysis, arch: str, splits=None) -> tuple[float, str]:
+    """(simulated cycles per assembly iteration, report note), once per analysis and
+    line-split estimate (the splits depend on the -D point, the analysis does not)."""
+    key = (id(analysis), tuple(sorted((splits.per_port if splits else {}).items())))
+    memo = _SIMULATIONS.get(key)
     if memo is not None and memo[0] is analysis:
         return memo[1], memo[2]
     from kerncraft.incore.analysis import load_model
     from kerncraft.incore.simulator_report import simulate
+    from kerncraft.incore.split_uops import with_split_uops
 
-    result = simulate(analysis, load_model(arch))
+    result = simulate(with_split_uops(analysis, splits), load_model(arch))
     note = result.summary()
-    _remember(_SIMULATIONS, id(analysis), (analysis, result.cycles_per_iteration, note))
+    _remember(_SIMULATIONS, key, (analysis, result.cycles_per_iteration, note))
     return result.cycles_per_iteration, note
 
 
