@@ -13,7 +13,9 @@ cache directory filled by one unmeasured cold run first. Two kinds of warm run:
   (``kerncraft.pointcache``), what the issue's goals ask for;
 * **new -D**: warm caches (compiler, in-core results, databases) but -D values not
   seen before (a different point per repetition): the models run, so sympy and
-  pycparser are imported and the kernel is analysed again.
+  pycparser are imported and the kernel is analysed again. The new value is M of
+  2d-5pt: N is a stride, held as a literal in the generated C, so a new N also
+  compiles and analyses the loop again (a cold in-core run).
 
 Anchors (Kerncraft 0.8.18, OSACA, llvm-mca) are timed only when their executables
 are given or, for llvm-mca, found on PATH. ``--write`` replaces
@@ -150,14 +152,14 @@ def ecm_rows(run: Runner, jobs: int) -> list[Row]:
     single = Row("`-p ECM -P LC` (2d-5pt, N=M=1000, CSX)", "0.93 s", "<= 0.25 s", 0.25)
     single.measure(run, "repeat", lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N", "1000",
                                                                  "-D", "M", "1000"]))
-    single.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N",
-                                                              str(1000 + i), "-D", "M", "1000"]))
+    single.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N", "1000",
+                                                              "-D", "M", str(1000 + i)]))
     rows.append(single)
     sim = Row("`-p ECM -P SIM` (same)", "2.8 s", "<= 1 s", 1.0)
     sim.measure(run, "repeat", lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", "1000",
                                                               "-D", "M", "1000"]))
-    sim.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", str(1000 + i),
-                                                           "-D", "M", "1000"]))
+    sim.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", "1000",
+                                                           "-D", "M", str(1000 + i)]))
     rows.append(sim)
     for points, before, goal, goal_s in ((20, "1.1 s", "-", None),
                                          (1000, "-", "<= 2 s", 2.0)):
@@ -237,10 +239,12 @@ def ecm_data_row(run: Runner) -> Row:
     return row
 
 
-def kerncraft_anchor(run: Runner, refs: argparse.Namespace) -> str:
+def kerncraft_anchor(run: Runner, refs: argparse.Namespace, tmp: Path) -> str:
     if not (refs.ref_kerncraft and refs.ref_machine):
         return "-"
-    argv = [refs.ref_kerncraft, "-p", "ECM", "-P", "LC", "-m", refs.ref_machine, FIVE,
+    kernel = tmp / "2d-5pt.c"       # Kerncraft writes its build files next to the kernel
+    shutil.copyfile(FIVE, kernel)
+    argv = [refs.ref_kerncraft, "-p", "ECM", "-P", "LC", "-m", refs.ref_machine, str(kernel),
             "-D", "N", "1000", "-D", "M", "1000"]
     wall = run.median(lambda i: argv, warm_up=False)
     return f"Kerncraft {wall:.2f} s (CPU {run.last_cpu:.2f} s)"
@@ -249,7 +253,7 @@ def kerncraft_anchor(run: Runner, refs: argparse.Namespace) -> str:
 def import_breakdown(run: Runner) -> list[tuple[str, float]]:
     """Self import time (ms) per top-level package of a new-point ECM run."""
     argv = [sys.executable, "-X", "importtime", "-c", ENTRY.format("kerncraft"), "-p", "ECM",
-            "-m", "CSX", FIVE, "-D", "N", "777", "-D", "M", "1000"]
+            "-m", "CSX", FIVE, "-D", "N", "1000", "-D", "M", "777"]
     _, err = run.once(argv)
     own: dict[str, float] = defaultdict(float)
     for line in err.splitlines():
@@ -301,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         floor = run.median(lambda i: [sys.executable, "-c", "pass"])
         sympy = run.median(lambda i: [sys.executable, "-c", "import sympy"])
         rows = ecm_rows(run, opts.jobs)
-        rows[0].anchor = kerncraft_anchor(run, opts)
+        rows[0].anchor = kerncraft_anchor(run, opts, tmp)
         rows += incore_rows(run, tmp, opts)
         rows.append(ecm_data_row(run))
         for row in rows:        # on stderr at once: the profiles below take a while
@@ -329,8 +333,8 @@ def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
              "met |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         job = r.job + (f"; {r.note}" if r.note else "")
-        table.append(f"| {job} | {r.before} | {_s(r.repeat_s, r.repeat_cpu)} | {_s(r.new_s, r.new_cpu)} | {r.anchor} | "
-                     f"{r.goal} | {r.met} |")
+        table.append(f"| {job} | {r.before} | {_s(r.repeat_s, r.repeat_cpu)} | "
+                     f"{_s(r.new_s, r.new_cpu)} | {r.anchor} | {r.goal} | {r.met} |")
     heavy = ", ".join(f"{name} {ms:.0f} ms" for name, ms in imports[:8])
     return "\n".join([
         "# Speed of whole `kerncraft` runs (issue 13)", "",
@@ -346,12 +350,23 @@ def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
         "(`kerncraft/pointcache.py`; `kerncraft-incore`: its output cache). *new -D / new "
         "loop*: warm compiler, in-core and database caches, but -D values (or an assembly "
         "text) not seen before, so the models run.", "",
+        f"Anchors: {anchors(opts)}. The SIM sweep runs with `-j` = the CPUs this process may "
+        "use (1 when pinned with `taskset -c 0`, so no parallel speed-up shows here).", "",
         "## Where a new-point run spends its time", "",
-        f"Self import time per package (`python -X importtime`, ECM, N=777): {heavy}.", "",
+        "Self import time per package (`python -X importtime`, ECM, N=1000, M=777): "
+        f"{heavy}.", "",
         f"First-time 1000-point ECM sweep in one process after the imports, under cProfile: "
         f"{sweep_wall:.2f} s, i.e. {sweep_wall:.2f} ms per point (the profiler roughly doubles "
         "it). Cumulative time of kerncraft functions:", "",
         "```", profile, "```", "", *gaps(rows, imports, sweep_wall), ""]) + "\n" + HISTORY
+
+
+def anchors(opts: argparse.Namespace) -> str:
+    """The anchor executables that were timed (none: not installed or not given)."""
+    tools = [("Kerncraft", opts.ref_kerncraft), ("OSACA", opts.ref_osaca),
+             ("llvm-mca", opts.ref_llvm_mca or shutil.which("llvm-mca"))]
+    named = [f"{name} `{path}`" for name, path in tools if path]
+    return ", ".join(named) if named else "none installed"
 
 
 def gaps(rows: list[Row], imports: list[tuple[str, float]], sweep_wall: float) -> list[str]:

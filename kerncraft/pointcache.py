@@ -39,7 +39,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kerncraft.diskcache import atomic_write, cache_directory, entry_path
 
-__all__ = ["FORMAT_VERSION", "NO_REPORT_CACHE_ENV", "Manifest", "enabled", "StoredPoint", "ToolStamp", "host_fingerprint",
+__all__ = ["FORMAT_VERSION", "NO_REPORT_CACHE_ENV", "Manifest", "StoredPoint", "ToolStamp",
+           "enabled", "host_fingerprint",
            "load_manifest", "load_output", "load_point", "load_points", "output_key",
            "point_key", "run_key", "source_fingerprint", "store_manifest", "store_output",
            "store_point", "tool_stamp"]

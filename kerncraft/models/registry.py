@@ -98,7 +98,8 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     return 0
 
 
-def _run_typed(models, implemented, kernel, machine, bindings, options, out, on_point) -> list[dict]:
+def _run_typed(models, implemented, kernel, machine, bindings, options, out,
+               on_point) -> list[dict]:
     """Points whose typed results are needed (``--plot``) or that measure."""
     from kerncraft.kernel.summary import format_kernel_summary
     from kerncraft.models.compare import compare_reports, format_comparison
