@@ -133,8 +133,10 @@ def _output_key(args: argparse.Namespace, text: str) -> str | None:
         arch_file = resolve_machine_path(args.arch).read_bytes()
     except (KerncraftError, OSError):
         arch_file = b""
-    options = repr((args.arch, args.file, args.fixed, args.ignore_unknown, args.unroll,
-                    args.simulate, args.json == "-", bool(args.json), args.alignment))
+    # every option (a new one included without a change here), except the JSON file's
+    # name, which only says where the same text goes
+    options = repr(sorted((k, repr(v)) for k, v in vars(args).items() if k != "json")
+                   + [("json", "-" if args.json == "-" else bool(args.json))])
     return output_key(PROG, options, arch_file, text)
 
 
