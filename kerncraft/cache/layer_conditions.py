@@ -237,11 +237,15 @@ class LayerConditionAnalysis:
             raise DefineError(f"layer conditions cannot be evaluated at "
                               f"{dict(bindings)}: {exc}") from exc
 
-    def evaluate(self, bindings: Mapping[str, int] | None = None) -> TrafficResult:
-        """Traffic per unit of work at the -D point ``bindings`` (no sympy solving)."""
-        return self.evaluate_point(bindings or {}).traffic
+    def evaluate(self, bindings: Mapping[str, int] | None = None,
+                 notes: bool = True) -> TrafficResult:
+        """Traffic per unit of work at the -D point ``bindings`` (no sympy solving);
+        ``notes=False`` leaves out the report notes (the ECM scaling rows need numbers
+        only, and the notes cost more than the numbers)."""
+        return self.evaluate_point(bindings or {}, notes).traffic
 
-    def evaluate_point(self, bindings: Mapping[str, int] | None = None) -> LCPoint:
+    def evaluate_point(self, bindings: Mapping[str, int] | None = None,
+                       notes: bool = True) -> LCPoint:
         """Like :meth:`evaluate`, plus footprints and the holding condition per level."""
         from kerncraft.cache.lc_flags import point_notes
 
@@ -261,9 +265,9 @@ class LayerConditionAnalysis:
             u = self.unit_of_work
             rates.append(RegimeRates(u * rm[r], u * wm[r], u * dr[r]))
         levels = hierarchy_traffic(self.capacities, rates, self.machine.cacheline_size)
-        notes = point_notes(self, bindings, vals, foot, holding)
+        text = point_notes(self, bindings, vals, foot, holding) if notes else ()
         traffic = TrafficResult(self.unit_of_work, self.machine.cacheline_size, levels, "LC",
-                                tuple(notes))
+                                tuple(text))
         return LCPoint(bindings, tuple(foot), holding, traffic, tuple(zip(rm, wm, dr)))
 
 
@@ -429,7 +433,7 @@ def _unbound_form(kernel):
 
 def predict_traffic_lc(kernel, machine, cores: int = 1,
                        fill: float | Mapping[str, float] | None = None,
-                       repeated: bool = True) -> TrafficResult:
+                       repeated: bool = True, notes: bool = True) -> TrafficResult:
     """Traffic of a *bound* kernel (the symbolic analysis is cached per source).
 
     Sweeps (ECM, Roofline over a -D range) call this once per point; the
@@ -440,4 +444,5 @@ def predict_traffic_lc(kernel, machine, cores: int = 1,
         raise DefineError(f"constant '{unbound[0].name}' has no value; "
                           f"pass -D {unbound[0].name} VALUE")
     analysis = cached_lc_analysis(kernel, machine, cores, fill, repeated)
-    return analysis.evaluate({name: kernel.bindings[name] for name in analysis.constant_names})
+    return analysis.evaluate({name: kernel.bindings[name] for name in analysis.constant_names},
+                             notes)

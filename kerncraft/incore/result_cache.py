@@ -96,8 +96,7 @@ def database_fingerprint(arch: str) -> str:
     while todo:
         name = todo.pop()
         path = Path(name) if name.lower().endswith((".yml", ".yaml")) or os.sep in name else \
-            next((p for p in sorted(DATABASE_DIR.glob("*.yml")) if p.stem.upper() == name.upper()),
-                 None)
+            next((p for p in _bundled_files() if p.stem.upper() == name.upper()), None)
         if path is None or str(path) in seen:
             h.update(f"<unresolved {name}>".encode())
             continue
@@ -116,7 +115,13 @@ def database_fingerprint(arch: str) -> str:
 
 def bundled_databases() -> list[str]:
     """Names of the bundled databases, as ``database.available_databases()`` gives them."""
-    return sorted(p.stem.upper() for p in DATABASE_DIR.glob("*.yml"))
+    return sorted(p.stem.upper() for p in _bundled_files())
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_files() -> tuple[Path, ...]:
+    """The bundled database files (listed once per process: a sweep asks per point)."""
+    return tuple(sorted(DATABASE_DIR.glob("*.yml")))
 
 
 def result_key(*parts: Any) -> str:

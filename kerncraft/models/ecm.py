@@ -103,19 +103,31 @@ def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], 
     prediction is a whole simulation, so it must not be repeated).
     """
     traffic_by_share: dict[tuple[int, ...], object] = {_share_key(machine, 1): single_core}
+    ecm_by_share: dict[tuple[int, ...], tuple[float, float]] = {}
+    transfer_by_domains: dict[tuple, float] = {}
     points = []
     for n in counts:
         key = _share_key(machine, n)
         if key not in traffic_by_share:
-            traffic_by_share[key] = predict_traffic(kernel, machine, predictor, cores=n)
+            # numbers only (the report's notes come from the single-core traffic), and
+            # the kernel was checked when the single-core traffic was predicted
+            traffic_by_share[key] = predict_traffic(kernel, machine, predictor, cores=n,
+                                                    notes=False, check=False)
         traffic = traffic_by_share[key]
         # one core's ECM time with the traffic of n active cores, and the memory
-        # transfer at the saturated bandwidth of the NUMA domains n cores fill
-        ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic)
+        # transfer at the saturated bandwidth of the NUMA domains n cores fill; core
+        # counts with the same cache shares have the same traffic and ECM time
+        if key not in ecm_by_share:
+            ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic)
+            ecm_by_share[key] = (ecm.memory_time, links[-1].cycles)
+        memory_time, transfer = ecm_by_share[key]
         domains = machine.numa_domains_filled(n)
-        transfer = (links[-1].cycles if domains == 1 else
-                    link_times(kernel, machine, traffic, saturated_domains=domains)[-1].cycles)
-        points.append((n, ecm.memory_time, transfer))
+        if domains != 1:
+            if (key, domains) not in transfer_by_domains:
+                transfer_by_domains[(key, domains)] = link_times(
+                    kernel, machine, traffic, saturated_domains=domains)[-1].cycles
+            transfer = transfer_by_domains[(key, domains)]
+        points.append((n, memory_time, transfer))
     return points
 
 

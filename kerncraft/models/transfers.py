@@ -124,7 +124,7 @@ TrafficPredictor = Callable[..., TrafficResult]
 
 
 def predict_traffic(kernel, machine: MachineModel, predictor: str = "LC",
-                    cores: int = 1) -> TrafficResult:
+                    cores: int = 1, notes: bool = True, check: bool = True) -> TrafficResult:
     """Run the chosen data-traffic predictor ('LC' or 'SIM') on a bound kernel.
 
     More cores than the machine has is an error (a share of a cache per core is
@@ -133,10 +133,11 @@ def predict_traffic(kernel, machine: MachineModel, predictor: str = "LC",
     from kerncraft.kernel.binding import check_bound_kernel
 
     check_core_count(machine, cores)
-    check_bound_kernel(kernel)
+    if check:       # False: the caller checked this kernel already (ECM scaling rows)
+        check_bound_kernel(kernel)
     if predictor == "LC":
         from kerncraft.cache.layer_conditions import predict_traffic_lc
-        return predict_traffic_lc(kernel, machine, cores=cores)
+        return predict_traffic_lc(kernel, machine, cores=cores, notes=notes)
     if predictor == "SIM":
         from kerncraft.cache.sim_predictor import predict_traffic_sim
         return predict_traffic_sim(kernel, machine, cores=cores)

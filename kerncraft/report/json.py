@@ -90,6 +90,15 @@ def finite_or_null(obj: Any) -> Any:
     """
     import math
 
+    kind = type(obj)        # exact types first: sweeps convert ~300 values per point
+    if kind is float:
+        return obj if math.isfinite(obj) else None
+    if kind is dict:
+        return {key: finite_or_null(value) for key, value in obj.items()}
+    if kind is list or kind is tuple:
+        return [finite_or_null(item) for item in obj]
+    if kind is int or kind is str or kind is bool or obj is None:
+        return obj
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, Mapping):
