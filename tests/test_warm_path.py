@@ -1,9 +1,8 @@
 """Warm runs (reports read back from the point cache) print and write exactly what
 the cold run computed, and the cache is keyed by every input (issue 13).
 
-The default run compares every bundled kernel on CSX and 2d-5pt on every
-bundled machine file (a representative subset, ~25 s); set
-``KERNCRAFT_FULL_WARM_MATRIX=1`` for every kernel x every machine file (~2 min).
+Every bundled kernel x every bundled machine file is compared (~15-30 s: the issue asks
+for the whole matrix, and CI runs it).
 Every test gets its own empty cache directory (``KERNCRAFT_CACHE_DIR``).
 """
 from __future__ import annotations
@@ -27,10 +26,7 @@ MACHINES = sorted((REPO / "machine-files").glob("*.yml"))
 CSX = REPO / "machine-files" / "CSX.yml"
 FIVE_POINT = REPO / "kernels" / "2d-5pt.c"
 
-if os.environ.get("KERNCRAFT_FULL_WARM_MATRIX", "").strip() not in ("", "0"):
-    PAIRS = list(itertools.product(KERNELS, MACHINES))
-else:
-    PAIRS = [(k, CSX) for k in KERNELS] + [(FIVE_POINT, m) for m in MACHINES if m != CSX]
+PAIRS = list(itertools.product(KERNELS, MACHINES))
 
 
 @pytest.fixture
