@@ -78,3 +78,25 @@ def test_published_a64fx_file_predicts_the_triad():
                                model="ECM", defines={"N": 1000})
     assert result.t_ol == pytest.approx(7.0)
     assert result.t_nol == pytest.approx(4.0)
+
+
+def test_forms_of_kerncraft_examples_on_a64fx():
+    # Forms gcc emits for Kerncraft's himeno_t, matsq, uxx-stencil and 3d-long-range
+    # examples: a predicate move, an unpredicated movprfx, a scalar dup, structure loads.
+    loop = """\
+.L5:
+    mov     p1.b, p0.b
+    movprfx z0, z1
+    mov     z3.d, d2
+    ld3w    {z4.s, z5.s, z6.s}, p0/z, [x1, x2, lsl 2]
+    add     x2, x2, 16
+    whilelo p0.s, w2, w3
+    b.any   .L5
+"""
+    result = analyze_text(loop, "A64FX")
+    assert result.unknown_forms == ()
+    # ld3w is three loads (assumption, see A64FX.yml): 3 uops on the load-data halves
+    assert result.port_totals["5D"] + result.port_totals["6D"] == pytest.approx(3.0)
+    # the predicate move and ptrue-class work on the predicate unit '1' (with whilelo's
+    # share), the dup on FLA
+    assert result.port_totals["1"] >= 1.0
