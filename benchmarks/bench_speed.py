@@ -149,18 +149,14 @@ def x86_loop(instructions: int, salt: int = 0) -> str:
 def ecm_rows(run: Runner, jobs: int) -> list[Row]:
     five = ["-p", "ECM", "-m", "CSX", FIVE]
     rows = []
-    single = Row("`-p ECM -P LC` (2d-5pt, N=M=1000, CSX)", "0.93 s", "<= 0.25 s", 0.25)
-    single.measure(run, "repeat", lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N", "1000",
-                                                                 "-D", "M", "1000"]))
-    single.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "LC", "-D", "N", "1000",
-                                                              "-D", "M", str(1000 + i)]))
-    rows.append(single)
-    sim = Row("`-p ECM -P SIM` (same)", "2.8 s", "<= 1 s", 1.0)
-    sim.measure(run, "repeat", lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", "1000",
-                                                              "-D", "M", "1000"]))
-    sim.measure(run, "new", lambda i: run.kerncraft(five + ["-P", "SIM", "-D", "N", "1000",
-                                                           "-D", "M", str(1000 + i)]))
-    rows.append(sim)
+    for predictor, label, before, goal, goal_s in (
+            ("LC", "`-p ECM -P LC` (2d-5pt, N=M=1000, CSX)", "0.93 s", "<= 0.25 s", 0.25),
+            ("SIM", "`-p ECM -P SIM` (same)", "2.8 s", "<= 1 s", 1.0)):
+        row = Row(label, before, goal, goal_s)
+        argv = five + ["-P", predictor, "-D", "N", "1000", "-D", "M"]
+        row.measure(run, "repeat", lambda i, argv=argv: run.kerncraft(argv + ["1000"]))
+        row.measure(run, "new", lambda i, argv=argv: run.kerncraft(argv + [str(1000 + i)]))
+        rows.append(row)
     for points, before, goal, goal_s in ((20, "1.1 s", "-", None),
                                          (1000, "-", "<= 2 s", 2.0)):
         row = Row(f"{points}-point LC sweep (`-p ECM -P LC -D N 100-100000:{points} -D M "
