@@ -127,7 +127,15 @@ def _program(analysis: Any, model: Any) -> SimProgram:
                             getattr(model, "store_forward_latency", None),
                             instructions=analysis.instructions)
     fused = getattr(analysis, "fused_uops", ()) or (1,) * len(analysis.instructions)
-    return build_program(graph, analysis.costs, fused, model)
+    costs = analysis.costs
+    splits = getattr(analysis, "line_splits", None)
+    if splits is not None and getattr(splits, "accesses", ()):
+        # split cycles derived from the body's own addresses (kerncraft-incore
+        # --alignment) are in the static TP but not in the costs: the same split uops
+        # as the ECM pipeline adds (its analyses carry no per-access estimate)
+        from kerncraft.incore.split_uops import with_split_uops
+        costs = with_split_uops(analysis, splits).costs
+    return build_program(graph, costs, fused, model)
 
 
 def simulate(analysis: Any, model: Any, *, iterations: int | None = None,
