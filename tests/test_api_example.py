@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "api-example.py"
 
 CSX_COPY_T_MEM = 1.0 + 3.0 + 8.0 + 192 / (36.54e9 * 1.5 / 2.5e9)       # 20.7575 cy/CL
-ZEN2_COPY_T_MEM = 1.0 + 192 / (23.10e9 * 1.5 / 2.35e9)                  # 14.022 cy/CL
+# ZEN2 adds T_penalty: 2 lines loaded x 0.585 + 1 stored x 2.57 cy (ZEN2.yml MEM)
+ZEN2_COPY_T_MEM = 1.0 + 192 / (23.10e9 * 1.5 / 2.35e9) + 2 * 0.585 + 2.57  # 17.762 cy/CL
 CSX_TRIAD_T_MEM = 2.0 + 4.0 + 12.0 + 256 / (55.02e9 / 2.5e9)            # 29.632 cy/CL
 
 
@@ -51,7 +52,7 @@ def test_numbers_derived_by_hand(table):
     assert t_mem == f"{CSX_COPY_T_MEM:.2f}" == "20.76" and n_s == "3"
     assert mits == f"{8 * 2.5e9 / CSX_COPY_T_MEM / 1e6:.1f}" == "963.5"
     zen2 = table[("copy.c", "ZEN2", "N=10000000")]
-    assert zen2[5] == f"{ZEN2_COPY_T_MEM:.2f}" == "14.02" and zen2[6] == "2"
+    assert zen2[5] == f"{ZEN2_COPY_T_MEM:.2f}" == "17.76" and zen2[6] == "2"
     assert zen2[7] == f"{8 * 2.35e9 / ZEN2_COPY_T_MEM / 1e6:.1f}"
     triad = table[("triad.c", "CSX", "N=10000000")]
     assert triad[5] == f"{CSX_TRIAD_T_MEM:.2f}" == "29.63" and triad[6] == "3"

@@ -108,13 +108,17 @@ def test_lc_zen2_copy_traffic_matches_the_hierarchy(zen2):
 #          L3-MEM: 3 CL = 192 B at the saturated copy bandwidth 23.10 GB/s * 1.5
 #          (write-allocate of the copy benchmark) = 34.65 GB/s / 2.35 GHz = 14.745 B/cy
 #          -> 13.022 cy.
+#   T_penalty (Kerncraft's, ZEN2.yml MEM: 0.585 cy per cache line loaded, 2.57 per line
+#   stored): copy loads 2 lines (b, and a's write-allocate) and stores 1 per CL:
+#   2 * 0.585 + 2.57 = 3.74 cy/CL, in the memory prediction only.
 #   Composition (overlapping links join T_OL, the others add to T_nOL):
 #     T_L1 = max(2, 1) = 2; T_L2 = max(2, 4, 1) = 4; T_L3 = max(2, 10.667, 1) = 10.667;
-#     T_MEM = max(2, 10.667, 1 + 13.022) = 14.022 cy/CL.
-#   n_s = ceil(14.022 / 13.022 = 1.077) = 2; scaling: 1 core 14.022 (core bound),
-#   2 cores max(7.011, 13.022) = 13.022 (memory bound), 8 cores 13.022.
+#     T_MEM = max(2, 10.667, 1 + 13.022 + 3.74) = 17.762 cy/CL.
+#   n_s = ceil(17.762 / 13.022 = 1.364) = 2; scaling: 1 core 17.762 (core bound),
+#   2 cores max(8.881, 13.022) = 13.022 (memory bound), 8 cores 13.022.
 ZEN2_CLOCK = 2.35e9
 ZEN2_T_MEM_LINK = 192 / (23.10e9 * 1.5 / ZEN2_CLOCK)
+ZEN2_COPY_PENALTY = 2 * 0.585 + 2.57
 
 
 @needs_gcc12
@@ -124,12 +128,13 @@ def test_ecm_zen2_copy_overlapping_hierarchy(zen2):
     assert data["contributions"] == {"T_L1L2": approx(4.0), "T_L2L3": approx(256 / 24),
                                      "T_L3MEM": approx(ZEN2_T_MEM_LINK)}
     assert data["overlapping"] == ["T_L1L2", "T_L2L3"]
+    assert data["T_penalty"] == approx(ZEN2_COPY_PENALTY)
     predictions = list(data["predictions"].values())
-    assert predictions == [approx(2.0), approx(4.0), approx(256 / 24),
-                           approx(1.0 + ZEN2_T_MEM_LINK)]
-    assert data["saturation_cores"] == math.ceil((1.0 + ZEN2_T_MEM_LINK) / ZEN2_T_MEM_LINK) == 2
+    t_mem = 1.0 + ZEN2_T_MEM_LINK + ZEN2_COPY_PENALTY
+    assert predictions == [approx(2.0), approx(4.0), approx(256 / 24), approx(t_mem)]
+    assert data["saturation_cores"] == math.ceil(t_mem / ZEN2_T_MEM_LINK) == 2
     rows = {row["cores"]: row for row in data["scaling"]}
-    assert rows[1]["cycles_per_cl"] == approx(1.0 + ZEN2_T_MEM_LINK)
+    assert rows[1]["cycles_per_cl"] == approx(t_mem)
     assert rows[1]["memory_bound"] is False
     for n in (2, 8):
         assert rows[n]["cycles_per_cl"] == approx(ZEN2_T_MEM_LINK)

@@ -122,11 +122,14 @@ def test_ecm_sweep_keeps_overlapping_transfers_apart():
     plot = ecm_sweep_plot([(2.4e8, "N=10000000", result)], {}, measured=[(2.4e8, 40.0)])
     (point,) = plot.points
     assert point.overlapping == (("T_L1L2", 6.0), ("T_L2L3", 16.0))
-    assert [name for name, _ in point.parts] == ["T_nOL", "T_L3MEM"]
+    assert [name for name, _ in point.parts] == ["T_nOL", "T_L3MEM", "T_penalty"]
     t_l3mem = dict(point.parts)["T_L3MEM"]
-    # prediction = max(T_OL, largest overlapping, T_nOL + T_L3MEM)
-    assert point.prediction == pytest.approx(max(2.0, 16.0, 2.0 + t_l3mem))
-    assert point.total == pytest.approx(2.0 + t_l3mem)
+    # T_penalty: ZEN2.yml's 0.585 cy per line loaded (b, c, a's write-allocate: 3) and
+    # 2.57 per line stored (a: 1) = 1.755 + 2.57 = 4.325 cy/CL, stacked on T_L3MEM
+    assert dict(point.parts)["T_penalty"] == pytest.approx(3 * 0.585 + 2.57)
+    # prediction = max(T_OL, largest overlapping, T_nOL + T_L3MEM + T_penalty)
+    assert point.prediction == pytest.approx(max(2.0, 16.0, 2.0 + t_l3mem + 4.325))
+    assert point.total == pytest.approx(2.0 + t_l3mem + 4.325)
     assert plot.overlapping_names == ("T_L1L2", "T_L2L3")
     assert plot.top == 40.0                                     # the measured point
 

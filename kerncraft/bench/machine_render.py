@@ -283,8 +283,27 @@ def _render_level(data: "HostData", position: int, cache: CacheInfo) -> list[str
             lines.append(f"    upstream throughput: [{up.bytes_per_cycle:.1f} B/cy, {up.duplex}]"
                          f"   # [{mark}] {up.note}")
     lines.append(_overlap_line(data, cache.name))
+    if cache.level == 1:
+        lines += _streaming_limit_lines(data, cache)
     lines += _fill_lines(data, cache)
     return lines
+
+
+def _streaming_limit_lines(data: "HostData", cache: CacheInfo) -> list[str]:
+    """'streaming limit: measured' when this file carries L1 bandwidths to take it from.
+
+    The compiled loops of streaming kernels sustain less register<->L1 bandwidth than
+    the load/store ports allow on the hosts measured so far (Zen 5, Ice Lake; see
+    kerncraft/models/l1_stream.py); the benchmarks measured here run into the same
+    limit, so T_nOL takes it from them.
+    """
+    if not data.results.get(cache.name):
+        return []
+    how = ("likwid-bench's hand-written loops" if data.backend == "likwid-bench"
+           else "the built-in C loops, gcc -O3 -march=native, rolled like a kernel's loop")
+    return [f"    streaming limit: measured   # [measured] T_nOL is at least the {cache.name} "
+            f"benchmark time of the kernel's", f"    #   register<->{cache.name} bytes "
+            f"({how}); 'ports' = the published ECM model (docs/ecm-model.md)"]
 
 
 def _fill_lines(data: "HostData", cache: CacheInfo) -> list[str]:
@@ -321,7 +340,42 @@ def _render_hierarchy(data: "HostData") -> str:
               "    upstream throughput: [full socket memory bandwidth, half-duplex]   "
               "# [measured] see benchmarks",
               _overlap_line(data, "MEM")]
+    lines += _penalty_lines(data)
     return "\n".join(lines) + "\n"
+
+
+def _penalty_lines(data: "HostData") -> list[str]:
+    """'penalty cycles per cacheline load/store' fitted as kerncraft/bench/penalty_fit.py
+    says, where the in-cache transfers overlap and the memory transfer does not (Zen):
+    there the ECM composition has nothing else to explain why one core streams from
+    memory slower than the saturated bandwidth (on Intel the non-overlapping in-cache
+    transfers do, as published, and nothing is written)."""
+    from kerncraft.bench.penalty_fit import fit_penalties, penalty_points
+    from kerncraft.bench.streams import KERNELS
+
+    uarch = data.topology.uarch
+    flags = [uarch.transfers_overlap(c.name) for c in data.topology.caches]
+    memory = uarch.transfers_overlap("MEM")
+    if memory is None or memory.overlaps or not all(f is not None and f.overlaps
+                                                    for f in flags):
+        return []
+    mixes = {k: (v.read_streams, v.write_streams, v.read_write_streams)
+             for k, v in KERNELS.items()}
+    first = data.topology.caches[0].name if data.topology.caches else "L1"
+    clock = round(data.clock.core_hz / 1e7) * 1e7          # as the file states it
+    points = penalty_points(mixes, data.results.get("MEM", {}), data.results.get(first, {}),
+                            data.cores, data.topology.cores_per_numa_domain, clock)
+    if not points:
+        return []
+    fit = fit_penalties(points)
+    lines = [f"    penalty cycles per cacheline load: {fit.load:.3f}   # [measured-derived] "
+             "one core's memory latency, fitted (least squares) from",
+             f"    penalty cycles per cacheline store: {fit.store:.3f}   # [measured-derived] "
+             "the single-core vs saturated memory bandwidths below",
+             "    # per CL of work: 1 core, saturated, L1 -> fitted single-core time (cy):"]
+    lines += [f"    #   {p.kernel}: {p.single_core:.2f}, {p.saturated:.2f}, {p.in_core:.2f} -> "
+              f"{fit.predicted(p):.2f}" for p in points]
+    return lines
 
 
 # ---------------------------------------------------------------- benchmarks

@@ -35,7 +35,7 @@ Required fields (others are optional, with the defaults in brackets)
   store_to / victims_to None]. The last level is main memory and has no
   ``cache per group``. [size per group: sets*ways*cl_size for caches, None for
   memory; groups / cores / threads per group None; upstream throughput None;
-  transfers overlap false; penalties 0]
+  transfers overlap false; penalties 0; streaming limit 'ports']
 * a benchmark kernel: ``read streams``, ``write streams``,
   ``read+write streams``, each with ``streams`` [bytes 0].
 * a measurement: ``cores`` and ``results`` (one value per core count).
@@ -194,6 +194,10 @@ def _build_hierarchy(field: _Field) -> tuple[CacheLevel, ...]:
                               "'cache per group' (add a MEM level after the last cache)")
         if not is_last and cache is None:
             entry.require("cache per group")
+        limit = entry.get("streaming limit")
+        if position > 0 and limit is not None:
+            raise limit.error("'streaming limit' describes register<->L1 transfers and "
+                              "belongs to the first level of the memory hierarchy")
         levels.append(_build_level(entry, None if is_last else cache, names))
     return tuple(levels)
 
@@ -225,7 +229,16 @@ def _build_level(entry: _Field, cache: _Field | None, names: list[str]) -> Cache
         penalty_cycles_per_cacheline_store=0.0 if store_penalty is None
         else store_penalty.as_float(),
         whole_working_set_fill=_opt(entry, "whole working set fill", _share),
+        streaming_limit=_opt(entry, "streaming limit", _streaming_limit, "ports"),
     )
+
+
+def _streaming_limit(field: _Field) -> str:
+    """'ports' or 'measured' (our extension 'streaming limit', see CacheLevel)."""
+    value = field.as_str()
+    if value not in ("ports", "measured"):
+        raise field.error(f"must be 'ports' or 'measured', got {value!r}")
+    return value
 
 
 def _share(field: _Field) -> float:

@@ -72,6 +72,11 @@ class CacheLevel:
     # by kerncraft-machine from the end of the level's bandwidth plateau; default in
     # kerncraft/cache/lc_hierarchy.py).
     whole_working_set_fill: float | None = None
+    # Our extension, first level only: 'ports' (the published ECM: register<->L1
+    # transfers cost what the load/store ports say) or 'measured' (they also take at
+    # least as long as the level's measured streaming bandwidth allows; written by
+    # kerncraft-machine, see kerncraft/models/l1_stream.py and docs/ecm-model.md).
+    streaming_limit: str = "ports"
 
     @property
     def is_memory(self) -> bool:

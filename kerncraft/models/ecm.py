@@ -12,6 +12,7 @@ from kerncraft.models.ecm_compose import (ECMContribution, compose_ecm, saturati
                                           scaling_table)
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.incore_prediction import predict_incore
+from kerncraft.models.l1_stream import with_l1_stream_limit
 from kerncraft.models.registry import ModelReport
 from kerncraft.models.results import ECMResult, InCoreResult, ScalingRow
 from kerncraft.models.transfers import link_times, predict_traffic
@@ -23,8 +24,9 @@ def incore_for(kernel, machine, options):
     """The in-core prediction of a bound kernel (``options``: AnalysisOptions or a
     namespace with the same attributes)."""
     ipc = iterations_per_cacheline(kernel, machine.cacheline_size)
-    return predict_incore(kernel, machine, iterations_per_cacheline=ipc,
-                          **as_options(options).incore_arguments())
+    incore = predict_incore(kernel, machine, iterations_per_cacheline=ipc,
+                            **as_options(options).incore_arguments())
+    return with_l1_stream_limit(incore, kernel, machine)
 
 
 def compute_ecm_cpu(kernel, machine, options=None) -> InCoreResult:
@@ -93,7 +95,18 @@ def _ecm_for_traffic(kernel, machine, incore, traffic):
                                      machine.level(link.lower).transfers_overlap)
                      for link in links]
     levels = (machine.memory_hierarchy[0].name,) + tuple(link.lower for link in links)
-    return compose_ecm(incore.t_ol, incore.t_nol, contributions, levels), links
+    return compose_ecm(incore.t_ol, incore.t_nol, contributions, levels,
+                       memory_penalty(machine, links)), links
+
+
+def memory_penalty(machine, links) -> float:
+    """T_penalty in cy/CL: the memory level's penalty cycles per cache line loaded
+    from and stored to memory (Kerncraft's convention; ecm_compose)."""
+    memory = machine.memory_level
+    if not links or links[-1].lower != memory.name:
+        return 0.0
+    return (links[-1].loads * memory.penalty_cycles_per_cacheline_load
+            + links[-1].stores * memory.penalty_cycles_per_cacheline_store)
 
 
 def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], single_core):

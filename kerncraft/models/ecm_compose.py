@@ -18,6 +18,14 @@ Multicore scaling: the kernel saturates the memory interface at
 ``max(T_MEM(n) / n, T_L3MEM,sat(n))`` with the traffic of ``n`` active cores (each
 gets its share of the shared caches) and the saturated bandwidth of the NUMA
 domains ``n`` cores fill. Worked examples: docs/ecm-model.md.
+
+Memory penalty (Kerncraft's ``T_penalty``): a machine file may give ``penalty
+cycles per cacheline load`` / ``store`` for the memory level (the published Zen 2
+file: fitted from single- vs multi-core bandwidths). They are the single core's
+surcharge per cache line moved to or from memory and join the non-overlapping
+sum of the memory prediction only, ``T_MEM = max(T_OL, overlapping..., T_nOL +
+non-overlapping... + T_penalty)``; the saturated T_L3MEM of the scaling table
+does not include them (n cores hide one core's latency).
 """
 from __future__ import annotations
 
@@ -42,6 +50,7 @@ class ECMPrediction:
     contributions: tuple[ECMContribution, ...]     # T_L1L2, T_L2L3, ..., T_L3MEM
     levels: tuple[str, ...]                        # L1, L2, L3, MEM (data location)
     predictions: tuple[float, ...]                 # T_L1, T_L2, T_L3, T_MEM
+    penalty: float = 0.0                           # T_penalty, in T_MEM only
 
     @property
     def memory_time(self) -> float:
@@ -60,13 +69,15 @@ class ECMPrediction:
     def to_dict(self) -> dict:
         return {"T_OL": self.t_ol, "T_nOL": self.t_nol,
                 "contributions": {c.name: c.cycles for c in self.contributions},
+                "T_penalty": self.penalty,
                 "overlapping": [c.name for c in self.contributions if c.overlapping],
                 "predictions": dict(zip(self.levels, self.predictions))}
 
 
 def compose_ecm(t_ol: float, t_nol: float, contributions: Sequence[ECMContribution],
-                levels: Sequence[str]) -> ECMPrediction:
-    """Apply the ECM composition rule (module doc) for every data location."""
+                levels: Sequence[str], penalty: float = 0.0) -> ECMPrediction:
+    """Apply the ECM composition rule (module doc) for every data location;
+    ``penalty`` (T_penalty) is added to the non-overlapping sum of the last one."""
     if len(levels) != len(contributions) + 1:
         raise ValueError("need one data location more than link contributions")
     predictions = []
@@ -78,7 +89,10 @@ def compose_ecm(t_ol: float, t_nol: float, contributions: Sequence[ECMContributi
         else:
             serial += contribution.cycles
         predictions.append(max(t_ol, overlapping, serial))
-    return ECMPrediction(t_ol, t_nol, tuple(contributions), tuple(levels), tuple(predictions))
+    if penalty and contributions:
+        predictions[-1] = max(t_ol, overlapping, serial + penalty)
+    return ECMPrediction(t_ol, t_nol, tuple(contributions), tuple(levels), tuple(predictions),
+                         penalty)
 
 
 @dataclass(frozen=True)

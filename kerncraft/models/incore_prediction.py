@@ -61,6 +61,7 @@ class InCorePrediction:
     line_splits: Any = None        # kerncraft.incore.linesplit.LineSplitEstimate | None
     notes: tuple[str, ...] = ()    # model caveats for the report (row_overlap)
     simulated: float | None = None   # kerncraft-sim: simulated cy per assembly iteration
+    l1_stream: Any = None          # kerncraft.models.l1_stream.L1StreamLimit | None
 
     @property
     def port_cycles(self) -> dict[str, float]:
@@ -99,6 +100,8 @@ class InCorePrediction:
                 "non_overlapping_ports": list(self.non_overlapping_ports)}
         if self.line_splits is not None:
             data["line_splits"] = self.line_splits.to_dict()
+        if self.l1_stream is not None:
+            data["l1_streaming_limit"] = self.l1_stream.to_dict()
         if self.notes:
             data["model_notes"] = list(self.notes)
         if self.incore_model != "kerncraft":

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from kerncraft.errors import KerncraftError
 from kerncraft.machine.bandwidth import select_bandwidth
 from kerncraft.models.ecm_data import convert_cycles
+from kerncraft.models.l1_stream import l1_bytes_per_unit
 from kerncraft.models.registry import ModelReport
 from kerncraft.models.results import RooflineResult
 from kerncraft.models.transfers import kernel_stream_mix, predict_traffic
@@ -43,14 +44,6 @@ def precision_of(kernel) -> str:
     """'SP' if every floating-point array is float, else 'DP'."""
     types = {a.ctype for a in kernel.arrays.values() if a.ctype in ("float", "double")}
     return "SP" if types == {"float"} else "DP"
-
-
-def l1_bytes_per_unit(kernel, iterations_per_cl: float) -> float:
-    """Register<->L1 bytes per unit of work: each distinct access once."""
-    seen = {(a.array, a.kind, a.offset, a.indices) for a in kernel.accesses
-            if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar}
-    per_iteration = sum(kernel.arrays[name].element_size for name, *_ in seen)
-    return per_iteration * iterations_per_cl
 
 
 def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]:

@@ -170,6 +170,8 @@ def _stacked(result: Any) -> dict[str, Any]:
         ecm = result.ecm
         parts = (("T_nOL", ecm.t_nol),) + tuple(
             (c.name, c.cycles) for c in ecm.contributions if not c.overlapping)
+        if ecm.penalty:
+            parts += (("T_penalty", ecm.penalty),)
         overlapping = tuple((c.name, c.cycles) for c in ecm.contributions if c.overlapping)
         return {"parts": parts, "overlapping": overlapping, "t_ol": ecm.t_ol,
                 "prediction": ecm.predictions[-1]}

@@ -144,6 +144,9 @@ INCORE = {
     "frontend_cy_per_cl": NUMBER, "port_cycles_per_cl": MapOf(NUMBER),
     "non_overlapping_ports": [str], Optional("line_splits"): LINE_SPLITS,
     Optional("model_notes"): [str],
+    Optional("l1_streaming_limit"): {
+        "level": str, "bytes_per_cl": NUMBER, "benchmark": str, "bandwidth": NUMBER,
+        "cycles_per_cl": NUMBER, "ports_cycles_per_cl": NUMBER, "binds": bool},
     # external in-core backends (-i LLVM-MCA / OSACA) only
     Optional("incore_model"): str, Optional("simulated_cy_per_cl"): MAYBE_NUMBER,
     Optional("notes"): [str]}
@@ -155,8 +158,8 @@ ROOFLINE_LEVEL = {"level": str, "bytes": NUMBER, "bandwidth": NUMBER, "benchmark
 
 ECM = {
     "predictor": str, "unit": str, "cores": int, "T_OL": NUMBER, "T_nOL": NUMBER,
-    "contributions": MapOf(NUMBER), "overlapping": [str], "predictions": MapOf(NUMBER),
-    "predictions_in_unit": MapOf(NUMBER), "saturation_cores": AnyOf(int, NONE),
+    "contributions": MapOf(NUMBER), "T_penalty": NUMBER, "overlapping": [str],
+    "predictions": MapOf(NUMBER), "predictions_in_unit": MapOf(NUMBER), "saturation_cores": AnyOf(int, NONE),
     "saturated_T_L3MEM": NUMBER,
     "scaling": [{"cores": int, "cycles_per_cl": NUMBER, "value": NUMBER, "memory_bound": bool}],
     "prediction": NUMBER, "incore": INCORE, "links": [LINK], "traffic": TRAFFIC}

@@ -59,6 +59,8 @@ def ecm_notation(ecm: "ECMPrediction") -> str:
     ('{ 2.00 || 1.00 | 3.00 } cy/CL', '{ 2.00 \u230b 4.00 } cy/CL')
     """
     parts = " | ".join(f"{c.cycles:.2f}" for c in ecm.contributions)
+    if ecm.penalty:
+        parts += f" + {ecm.penalty:.2f}"
     return f"{{ {ecm.t_ol:.2f} || {ecm.t_nol:.2f} | {parts} }} cy/CL"
 
 
@@ -92,6 +94,8 @@ def incore_lines(incore, verbose: int = 0) -> list[str]:
     split_text = incore.line_splits.describe(incore.arch) if incore.line_splits else ""
     if split_text:
         lines.append(f"  {split_text}")
+    if incore.l1_stream is not None:
+        lines.append(f"  {incore.l1_stream.describe()}")
     lines += [f"  note: {note}" for note in incore.notes]
     if verbose:
         lines.append("  " + incore.selection.describe().replace("\n", "\n  "))
@@ -158,7 +162,8 @@ def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
     ecm, unit, links = result.ecm, result.unit, result.links
     lines = [f"ECM ({result.incore.arch}, {PREDICTOR_NAMES[result.predictor]})",
              ecm_notation(ecm) + "   {T_OL || T_nOL | "
-             + " | ".join(c.name for c in ecm.contributions) + "}",
+             + " | ".join(c.name for c in ecm.contributions)
+             + (" + T_penalty" if ecm.penalty else "") + "}",
              ecm_prediction_notation(ecm) + "   {"
              + " \u230b ".join(f"T_{lvl}" for lvl in ecm.levels) + "}"]
     if unit != "cy/CL":
@@ -177,6 +182,11 @@ def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
         lines.append(f"  {links[-1].name} at the saturated bandwidth of benchmark "
                      f"'{memory_choice.kernel}': {format_quantity(memory_choice.bandwidth, 'B/s')}"
                      f" measured on {memory_choice.cores} core(s)")
+    if ecm.penalty:
+        memory = links[-1]
+        lines.append(f"  T_penalty {ecm.penalty:.2f} cy/CL = {memory.loads:.2f} lines loaded and "
+                     f"{memory.stores:.2f} stored per CL x the machine file's penalty cycles per "
+                     "cache line (one core's memory latency; in T_MEM only, not in the scaling)")
     lines += [f"  note: {note}" for note in result.traffic.notes if "holds" in note or verbose]
     lines.append(_scaling_table(result))
     cores = result.cores
