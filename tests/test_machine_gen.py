@@ -6,6 +6,7 @@ without gcc).
 """
 from __future__ import annotations
 
+import math
 import shutil
 
 import pytest
@@ -264,3 +265,25 @@ def test_upstream_of_a_half_duplex_victim_level_counts_the_victim_line():
     up = mg.derive_upstream(results, 3e9, 64, 128, ["L1", "L2", "L3", "MEM"], full,
                             frozenset({"L2", "L3"}), frozenset({"L3"}))
     assert up["L3"].bytes_per_cycle == pytest.approx(20.0)
+
+
+def test_cache_levels_are_measured_at_three_working_sets_and_the_median_counts():
+    """L2 plateau 64 .. 512 KiB: a third up it 64^(2/3) * 512^(1/3) = 16 * 8 = 128 KiB, half
+    way sqrt(64 * 512) = 181 KiB, the chosen size (two thirds up) 4 * 64 = 256 KiB. L1 and
+    MEM keep one size. A bandwidth that is 100, 80, 60 GB/s at the three sizes gives the
+    median 80 GB/s."""
+    plateau = Plateau(64 * KiB, 512 * KiB, 100e9, 4)
+    l2 = mg.LevelChoice("L2", False, plateau.upper_third, "plateau", plateau)
+    assert l2.working_sets() == (128 * KiB, round(math.sqrt(64 * 512) * KiB), 256 * KiB)
+    assert mg.LevelChoice("L1", False, 24 * KiB, "plateau", plateau).working_sets() == \
+        (24 * KiB,)
+    assert mg.LevelChoice("MEM", True, 256 * MiB, "plateau", plateau).working_sets() == \
+        (256 * MiB,)
+
+    def by_size(kernel, size, cores, duration, repeats):
+        return {128 * KiB: 100e9, 256 * KiB: 60e9}.get(size, 80e9) * cores
+
+    probes = mg.Probes(topology=fake_topology, clock=lambda: CLOCK, bandwidth=by_size)
+    plan = mg.GenerationPlan(kernels=("load",))
+    results = mg._measure_levels(plan, probes, [l2], (1,), lambda m: None, [])
+    assert results["L2"]["load"] == (80e9,)

@@ -32,8 +32,9 @@ that never agree are listed in the file.
 from __future__ import annotations
 
 import math
+import statistics
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
 from kerncraft.bench.clock import ClockCalibration, FmaThroughput
@@ -151,6 +152,18 @@ class LevelChoice:
 
     def size_per_core(self, cores: int) -> int:
         return self.total_single // cores if self.shared else self.total_single
+
+    def working_sets(self) -> tuple[int, ...]:
+        """Working sets (one core) to measure: for L2, L3, ... a third and half way up
+        the plateau besides the chosen size, whose median is the level's bandwidth. A
+        plateau need not be flat: on the Zen 5 VM copy takes 5.2-5.5 cy/CL in L3 at 3-6
+        MB and 4.4-4.5 at 8-12 MB, and one size would stand for either."""
+        if self.source != "plateau" or self.plateau is None or self.level in ("L1", "MEM"):
+            return (self.total_single,)
+        p = self.plateau
+        lower = int(round(p.first ** (2 / 3) * p.last ** (1 / 3)))
+        return tuple(sorted({min(lower, self.total_single), min(p.middle, self.total_single),
+                             self.total_single}))
 
 
 @dataclass(frozen=True)
@@ -337,18 +350,23 @@ def _measure_levels(plan: GenerationPlan, probes: Probes, choices: Sequence[Leve
                     ) -> dict[str, dict[str, tuple[float, ...]]]:
     """The five kernels per level on 1..n cores."""
     results: dict[str, dict[str, tuple[float, ...]]] = {}
-    total, done = len(choices) * len(plan.kernels) * len(cores), 0
+    total = sum(len(c.working_sets()) for c in choices) * len(plan.kernels) * len(cores)
+    done = 0
     for choice in choices:
         results[choice.level] = {}
         for kernel in plan.kernels:
             values: list[float] = []
             for n in cores:
-                done += 1
-                point = _measure_point(probes, plan, choice, kernel, n, values, progress,
-                                       f"[{done}/{total}]")
-                _note_unstable(point, f"{choice.level} {kernel} {n} core(s) "
-                                      f"{_size(choice.size_per_core(n))}/core", unstable)
-                values.append(point.value)
+                measured = []
+                for single in choice.working_sets():
+                    done += 1
+                    at = replace(choice, total_single=single)
+                    point = _measure_point(probes, plan, at, kernel, n, values, progress,
+                                           f"[{done}/{total}]")
+                    _note_unstable(point, f"{choice.level} {kernel} {n} core(s) "
+                                          f"{_size(at.size_per_core(n))}/core", unstable)
+                    measured.append(point.value)
+                values.append(statistics.median(measured))
             results[choice.level][kernel] = tuple(values)
     return results
 

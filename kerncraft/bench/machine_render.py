@@ -406,6 +406,9 @@ def _render_benchmarks(data: "HostData") -> str:
     for choice in data.choices:
         sizes = [choice.size_per_core(n) for n in cores]
         how = "upper third of its plateau" if choice.source == "plateau" else "from the CPUID size"
+        if len(choice.working_sets()) > 1:
+            how += ("; median of the runs at " + ", ".join(
+                size_text(t) for t in choice.working_sets()) + " for one core")
         split = ", split over the cores" if choice.shared else " per core"
         lines += [f"    {choice.level}:   # [measured] working set {size_text(choice.total_single)}"
                   f"{split} ({how})",
