@@ -16,7 +16,8 @@ from kerncraft.bench import timing, validate
 from kerncraft.cli import validate as validate_cli
 from kerncraft.bench.validate import (Measurement, Prediction, ValidationPoint, make_point,
                                       resolve_kernel, summarize)
-from kerncraft.bench.validate_notes import NO_KNOWN_CAUSE, explain, fact_notes
+from kerncraft.bench.validate_notes import (NO_KNOWN_CAUSE, explain, fact_notes,
+                                             with_inherited_notes)
 from kerncraft.bench.validate_sizes import (LEVELS, SizeChoice, choose_size, level_targets,
                                             source_level)
 from kerncraft.cache.traffic import LevelTraffic, TrafficResult, transfer_volumes
@@ -196,6 +197,25 @@ def facts(**kw):
                 memory_overlaps=False)
     base.update(kw)
     return fact_notes(**base)
+
+
+def test_inherited_in_core_note_replaces_no_known_cause():
+    # 3d-7pt on the Zen 5 VM: L1 10.50 measured vs 6.75 (-35.7 %), L3 10.65 vs 6.75
+    # (-36.6 %, 'no known cause'); a second kernel whose L1 point is only -10 % off and
+    # one whose L1 point errs the other way get nothing; L1 points themselves neither.
+    points = [point("3d", "L1", 10.50, 6.75, 6.75, (NO_KNOWN_CAUSE,)),
+              point("3d", "L3", 10.65, 6.75, 6.75, (NO_KNOWN_CAUSE,)),
+              point("3d", "L2", 10.0, 9.0, 9.0),                      # -10 %: no note
+              point("x", "L1", 10.0, 9.0, 9.0),
+              point("x", "MEM", 10.0, 6.0, 6.0, (NO_KNOWN_CAUSE,)),
+              point("m", "L1", 6.9, 16.0, 16.0, ("chain",)),
+              point("m", "MEM", 20.0, 12.0, 12.0, (NO_KNOWN_CAUSE,))]
+    out = with_inherited_notes(points)
+    assert out[0].notes == (NO_KNOWN_CAUSE,)
+    assert len(out[1].notes) == 1 and "L1 point" in out[1].notes[0] and "-36 %" in \
+        out[1].notes[0]
+    assert out[2].notes == () and out[4].notes == (NO_KNOWN_CAUSE,)
+    assert out[6].notes == (NO_KNOWN_CAUSE,)
 
 
 def test_fact_notes_from_point_facts():

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TextIO
 
-from kerncraft.bench.validate_notes import explain, fact_notes, report_notes
+from kerncraft.bench.validate_notes import (explain, fact_notes, report_notes,
+                                             with_inherited_notes)
 from kerncraft.bench.validate_sizes import LEVELS, SizeChoice, choose_size, level_targets
 from kerncraft.errors import KerncraftError
 from kerncraft.resources import bundled_dir
@@ -351,6 +352,7 @@ def run_validation(kernels: Sequence[tuple[str, Any]], machine, levels: Sequence
     started = time.monotonic()
     planned: list[tuple[_Planned, list[Measurement]]] = []
     skipped: list[Skipped] = []
+    shown: list[ValidationPoint] = []
     total = len(kernels) * len(levels)
     last = options.rounds == 1
     for number, (label, kernel, level) in enumerate(
@@ -366,13 +368,15 @@ def run_validation(kernels: Sequence[tuple[str, Any]], machine, levels: Sequence
             skipped.append(Skipped(label, level, str(exc)))
             continue
         planned.append((plan, measurements))
-        if last and on_point:
-            on_point(_point(plan, machine, measurements))
+        if last and on_point:       # one round: shown as measured (L1 comes first)
+            shown.append(_point(plan, machine, measurements))
+            on_point(with_inherited_notes(shown)[-1])
     for round_number in range(2, options.rounds + 1):
         for number, (plan, measurements) in enumerate(planned, 1):
             measurements.append(_measure(plan, machine, options, measure, progress,
                                          f"[{number}/{len(planned)}]", round_number))
-    points = [_point(plan, machine, measurements) for plan, measurements in planned]
+    points = with_inherited_notes([_point(plan, machine, measurements)
+                                   for plan, measurements in planned])
     if not last and on_point:
         for point in points:
             on_point(point)

@@ -14,6 +14,10 @@ sources, in this order:
    memory level, where one core's bandwidth is not the saturated bandwidth ECM
    uses.
 
+3. the kernel's own L1 point (data in L1: the in-core time alone) when it is off
+   the same way by more than 15 %: that part is in-core time the model misses,
+   inherited by every level (:func:`with_inherited_notes`, over all points).
+
 If nothing applies the note is ``no known cause``: a point beyond the threshold
 never goes without a note.
 """
@@ -22,7 +26,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 __all__ = ["NOTE_THRESHOLD", "BOUNDARY_SHARE", "SHORT_INNER_LOOP", "NO_KNOWN_CAUSE",
-           "report_notes", "fact_notes", "explain"]
+           "INHERITED_SHARE", "report_notes", "fact_notes", "explain", "inherited_note",
+           "with_inherited_notes"]
 
 #: |ECM error| above which a point must carry a note.
 NOTE_THRESHOLD = 0.30
@@ -32,6 +37,8 @@ BOUNDARY_SHARE = 0.25
 #: restarts, partial lines) a visible share of the time; ECM counts only the loop body.
 SHORT_INNER_LOOP = 64
 NO_KNOWN_CAUSE = "no known cause"
+#: A kernel's L1 point this far off (same sign) explains part of its other points' error.
+INHERITED_SHARE = 0.15
 
 #: Layer-condition note kinds (lc_flags.py) that describe a model limitation.
 _TRAFFIC_KINDS = ("near threshold", "associativity", "partial cache lines", "loop bounds:",
@@ -100,3 +107,32 @@ def explain(error: float, *, report: Sequence[str], facts: Sequence[str]) -> tup
         return ()
     notes = tuple(dict.fromkeys([*report, *facts]))     # keep order, drop repeats
     return notes or (NO_KNOWN_CAUSE,)
+
+
+def inherited_note(l1_error: float | None, error: float) -> str | None:
+    """A note for a point of a kernel whose L1 point (data in L1: the in-core time
+    alone) is off the same way by more than :data:`INHERITED_SHARE`: that part of the
+    error is the in-core model's, and every level inherits it."""
+    if l1_error is None or abs(l1_error) <= INHERITED_SHARE or l1_error * error <= 0:
+        return None
+    return (f"in-core: this kernel's L1 point (its data in L1, no transfers) is already "
+            f"{100 * l1_error:+.0f} % off, so at least that much of the error is in-core "
+            "time the model misses, which every level inherits")
+
+
+def with_inherited_notes(points: Sequence[Any]) -> list[Any]:
+    """``points`` (ValidationPoint) with :func:`inherited_note` added where a point
+    beyond the threshold is not its kernel's L1 point; 'no known cause' gives way."""
+    from dataclasses import replace
+
+    l1 = {p.kernel: p.ecm_error for p in points if p.level == "L1"}
+    out = []
+    for point in points:
+        note = None if point.level == "L1" else inherited_note(l1.get(point.kernel),
+                                                                 point.ecm_error)
+        if note is None or abs(point.ecm_error) <= NOTE_THRESHOLD:
+            out.append(point)
+            continue
+        kept = tuple(n for n in point.notes if n != NO_KNOWN_CAUSE)
+        out.append(replace(point, notes=(note,) + kept))
+    return out
