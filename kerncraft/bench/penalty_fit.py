@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from kerncraft.bench.upstream_fit import stream_lines
+
 __all__ = ["PenaltyPoint", "PenaltyFit", "penalty_points", "fit_penalties"]
 
 
@@ -75,13 +77,13 @@ def penalty_points(mixes: Mapping[str, tuple[int, int, int]],
     for kernel, values in memory.items():
         if kernel not in mixes or not l1.get(kernel) or 1 not in cores:
             continue
-        reads, writes, both = mixes[kernel]
+        reads, writes, _ = mixes[kernel]
         nominal = (reads + writes) * line            # bytes per CL of work
-        loads = reads + ((writes - both) if write_allocate else 0)
+        loads, stores = stream_lines(mixes[kernel], write_allocate=write_allocate)
         single = values[list(cores).index(1)]
         saturated = max(v for n, v in zip(cores, values) if n <= saturation_cores)
         l1_single = l1[kernel][list(cores).index(1)]
-        points.append(PenaltyPoint(kernel, float(loads), float(writes),
+        points.append(PenaltyPoint(kernel, float(loads), float(stores),
                                    nominal * clock_hz / single, nominal * clock_hz / saturated,
                                    nominal * clock_hz / l1_single))
     return tuple(points)

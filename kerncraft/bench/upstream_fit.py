@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 
 from kerncraft.bench.uarch import UpstreamFigure
 
-__all__ = ["Upstream", "DEFAULT_UPSTREAM", "derive_upstream", "link_lines"]
+__all__ = ["Upstream", "DEFAULT_UPSTREAM", "derive_upstream", "link_lines", "stream_lines"]
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,21 @@ DEFAULT_UPSTREAM = (UpstreamFigure("L2", 64.0, "half-duplex", "Skylake-SP-like f
                     UpstreamFigure("L3", 16.0, "full-duplex", "Skylake-SP-like figure"))
 
 
-def link_lines(mix: tuple[int, int, int], duplex: str, victim: bool) -> int:
-    """Cache lines per CL of work a link carries for a benchmark mix (module doc).
+def stream_lines(mix: tuple[int, int, int], victim: bool = False,
+                 write_allocate: bool = True) -> tuple[int, int]:
+    """(lines loaded, lines stored) per CL of work for a benchmark mix (module doc).
 
     ``mix`` is (read streams, write streams, read+write streams) in the machine-file
     convention (read and write streams include the read+write ones).
     """
     reads, writes, both = mix
-    loads = reads + (writes - both)            # write-allocate of write-only streams
-    stores = loads if victim else writes
+    loads = reads + ((writes - both) if write_allocate else 0)   # write-allocates
+    return loads, (loads if victim else writes)
+
+
+def link_lines(mix: tuple[int, int, int], duplex: str, victim: bool) -> int:
+    """Cache lines per CL of work a link carries for a benchmark mix (module doc)."""
+    loads, stores = stream_lines(mix, victim)
     return loads + stores if duplex == "half-duplex" else max(loads, stores)
 
 
