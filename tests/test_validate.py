@@ -216,6 +216,9 @@ def test_inherited_in_core_note_replaces_no_known_cause():
         out[1].notes[0]
     assert out[2].notes == () and out[4].notes == (NO_KNOWN_CAUSE,)
     assert out[6].notes == (NO_KNOWN_CAUSE,)
+    over = with_inherited_notes([point("m", "L1", 6.9, 16.0, 16.0, ("chain",)),
+                                 point("m", "L2", 11.0, 16.0, 16.0, ("chain",))])
+    assert "over-counts" in over[1].notes[0] and over[1].notes[1] == "chain"
 
 
 def test_fact_notes_from_point_facts():

@@ -115,9 +115,10 @@ def inherited_note(l1_error: float | None, error: float) -> str | None:
     error is the in-core model's, and every level inherits it."""
     if l1_error is None or abs(l1_error) <= INHERITED_SHARE or l1_error * error <= 0:
         return None
+    how = "misses" if l1_error < 0 else "over-counts"
     return (f"in-core: this kernel's L1 point (its data in L1, no transfers) is already "
-            f"{100 * l1_error:+.0f} % off, so at least that much of the error is in-core "
-            "time the model misses, which every level inherits")
+            f"{100 * l1_error:+.0f} % off: part of this error is in-core time the model "
+            f"{how}, which every level inherits")
 
 
 def with_inherited_notes(points: Sequence[Any]) -> list[Any]:
