@@ -9,7 +9,8 @@ per vector iteration where two loads and one store per cycle allow 1.0
 kind of loop took 1.49-1.64. The cause sits between the ports and the code
 (issue of memory operations around the taken branch, code placement); the static
 analysis cannot see it, but the L1 bandwidth benchmarks ``kerncraft-machine``
-compiles with the machine file's compiler flags run into it the same way.
+runs (its built-in C loops, gcc -O3 -march=native, rolled like a kernel's loop)
+run into it the same way.
 
 With ``streaming limit: measured`` on the first level of the memory hierarchy,
 T_nOL is therefore at least the time the kernel's register<->L1 bytes per cache
