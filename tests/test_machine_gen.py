@@ -19,6 +19,7 @@ from kerncraft.bench.streams import KERNELS, Plateau, find_plateaus, sweep_sizes
 from kerncraft.bench.topology import (CacheInfo, HostTopology, flops_per_cycle,
                                       identify_microarchitecture, parse_cpu_list, parse_size)
 from kerncraft.machine.loader import load_machine, parse_machine_text
+from kerncraft.bench.uarch import UpstreamFigure
 
 KiB, MiB = 1024, 1024 * 1024
 FLAGS = frozenset("sse2 avx avx2 fma avx512f hypervisor".split())
@@ -139,6 +140,103 @@ def test_working_sets_fall_back_to_cpuid_sizes():
     assert plateau.middle == 16 * KiB and plateau.upper_third == pytest.approx(20643, abs=1)
 
 
+def test_lower_levels_are_measured_at_the_validations_typical_working_set():
+    """Zen 5 VM caches: L1 48 KiB, L2 1 MiB per core, L3 32 MiB shared by 2 cores.
+    L3's typical working set is sqrt(1 MiB x 16 MiB) = 4 MiB, the size kerncraft-validate
+    gives a kernel in L3 (level_centre); its plateau 1.26 .. 32 MiB would put the ceiling at
+    min(1.26^(1/3) 32^(2/3) MiB, 24 MiB) = 10.9 MiB. The runs are an octave around 4 MiB:
+    4 MiB x sqrt 2 = 5.66 MiB, 2.83 MiB and their middle 4 MiB. L2: centre sqrt(48 KiB x
+    1 MiB) = 222 KiB is above the plateau's ceiling 64^(1/3) 406^(2/3) KiB = 219 KiB, so
+    the ceiling is taken and the runs are moved down: 110, 155, 219 KiB."""
+    caches = (CacheInfo(1, "Data", 48 * KiB, 12, 64, 64, (0,), 2),
+              CacheInfo(2, "Unified", MiB, 16, 1024, 64, (0,), 2),
+              CacheInfo(3, "Unified", 32 * MiB, 16, 32768, 64, (0, 1), 1))
+    plateaus = (Plateau(8 * KiB, 40 * KiB, 5e11, 5, 64 * KiB),
+                Plateau(64 * KiB, 406 * KiB, 2e11, 9, 1290 * KiB),
+                Plateau(1290 * KiB, 32 * MiB, 1.3e11, 15, 80 * MiB),
+                Plateau(80 * MiB, 256 * MiB, 4.7e10, 6))
+    choices, _ = mg.choose_working_sets(caches, plateaus, 256 * MiB)
+    l1, l2, l3, mem = choices
+    assert l1.total_single == min(plateaus[0].upper_third, 36 * KiB)
+    assert l2.total_single == plateaus[1].upper_third == pytest.approx(219 * KiB, rel=0.01)
+    assert [round(s / KiB) for s in l2.working_sets()] == \
+        [round(l2.total_single / 2 / KiB), round(l2.total_single / math.sqrt(2) / KiB),
+         round(l2.total_single / KiB)]
+    assert l3.ceiling == pytest.approx(10.9 * MiB, rel=0.01) and l3.total_single == 4 * MiB
+    assert l3.working_sets() == (round(2 * math.sqrt(2) * MiB), 4 * MiB,
+                                 round(4 * math.sqrt(2) * MiB))
+    assert l3.size_per_core(2) == 2 * MiB and mem.total_single == plateaus[3].upper_third
+
+
+def test_one_core_l1_points_get_a_second_pass_and_the_faster_counts():
+    """A host in a slow mode for the first seconds: L1 copy 100 GB/s in the first two
+    runs (they agree, so the first pass keeps 100), 190 GB/s afterwards. The second
+    pass at the end measures 190 and replaces the one-core value; the two-core value
+    stays; load, equal in both passes, gets no note."""
+    calls = {"copy": 0}
+
+    def moody(kernel, size, cores, duration, repeats):
+        if kernel == "copy" and cores == 1:
+            calls["copy"] += 1
+            return 100e9 if calls["copy"] <= 2 else 190e9
+        return 150e9 * cores
+
+    probes = mg.Probes(topology=fake_topology, clock=lambda: CLOCK, bandwidth=moody)
+    plan = mg.GenerationPlan(kernels=("load", "copy"))
+    l1 = mg.LevelChoice("L1", False, 16 * KiB, "plateau")
+    results = mg._measure_levels(plan, probes, [l1], (1, 2), lambda m: None, [])
+    assert results["L1"]["copy"] == (100e9, 300e9)
+    notes = mg._second_l1_pass(plan, probes, [l1], results, lambda m: None, [])
+    assert results["L1"]["copy"] == (190e9, 300e9)
+    assert results["L1"]["load"] == (150e9, 300e9)
+    assert notes == ("L1 copy, 1 core: passes 100.0 and 190.0 GB/s (start and end of the "
+                     "run); the faster counts",)
+
+
+def test_multicore_memory_points_take_the_kernels_in_turn():
+    """Two kernels, the VM in its slow mode (60 GB/s on 2 cores) for the first four
+    two-core runs and fast (120) afterwards. In turn: copy, update, copy, update (slow),
+    then four fast rounds; each kernel's highest agreeing pair is 120. Measured one
+    kernel after the other (six tries each), copy would have kept 60."""
+    calls = []
+
+    def switching(kernel, size, cores, duration, repeats):
+        if cores == 1:
+            return 45e9
+        calls.append(kernel)
+        return 60e9 if len(calls) <= 4 else 120e9
+
+    probes = mg.Probes(topology=fake_topology, clock=lambda: CLOCK, bandwidth=switching)
+    plan = mg.GenerationPlan(kernels=("copy", "update"))
+    mem = mg.LevelChoice("MEM", True, 256 * MiB, "plateau")
+    unstable: list[str] = []
+    results = mg._measure_memory(plan, probes, mem, (1, 2), lambda m: None, unstable)
+    assert results == {"copy": (45e9, 120e9), "update": (45e9, 120e9)}
+    assert calls == ["copy", "update"] * mg.SATURATION_TRIES and unstable == []
+
+
+def test_a_kernel_that_gains_much_less_from_more_cores_is_measured_again():
+    """Zen 5 VM, one generator run: two-core copy at 1.14x one core, update at 2.03x.
+    0.8 x 2.03 = 1.62 > 1.14, so copy is measured again (six tries); the VM is back in
+    its fast mode (2 x 45 = 90 GB/s) and that value replaces 51.3 GB/s. Update, the
+    best kernel, is not measured again."""
+    calls = []
+
+    def fast_now(kernel, size, cores, duration, repeats):
+        calls.append((kernel, cores))
+        return 90e9
+
+    probes = mg.Probes(topology=fake_topology, clock=lambda: CLOCK, bandwidth=fast_now)
+    plan = mg.GenerationPlan(kernels=("copy", "update"))
+    mem = mg.LevelChoice("MEM", True, 256 * MiB, "plateau")
+    results = {"MEM": {"copy": (45e9, 51.3e9), "update": (40e9, 81.2e9)}}
+    notes = mg._recheck_saturation(plan, probes, [mem], results, lambda m: None, [])
+    assert results["MEM"] == {"copy": (45e9, 90e9), "update": (40e9, 81.2e9)}
+    assert calls == [("copy", 2)] * mg.SATURATION_TRIES
+    assert notes == ("MEM copy, 2 cores: 1.14x one core against 2.03x of the best kernel; "
+                     "measured again: 51.3 -> 90.0 GB/s",)
+
+
 def test_slower_multicore_point_is_measured_again():
     calls = []
 
@@ -255,22 +353,22 @@ def test_upstream_of_a_half_duplex_victim_level_counts_the_victim_line():
     moves the line in and L2's victim out, 2 x 64 B: half duplex 128 B / 3.2 cy = 40 B/cy
     (not 20). As a full-duplex figure the same measurement gives 64 / 3.2 = 20 B/cy."""
     results = {"L1": {"load": (300e9,)}, "L2": {"load": (150e9,)}, "L3": {"load": (60e9,)}}
-    half = (mg.UpstreamFigure("L2", 32.0, "full-duplex", "test"),
-            mg.UpstreamFigure("L3", 32.0, "half-duplex", "test"))
+    half = (UpstreamFigure("L2", 32.0, "full-duplex", "test"),
+            UpstreamFigure("L3", 32.0, "half-duplex", "test"))
     up = mg.derive_upstream(results, 3e9, 64, 128, ["L1", "L2", "L3", "MEM"], half,
                             frozenset({"L2", "L3"}), frozenset({"L3"}))
     assert up["L3"].derived and up["L3"].duplex == "half-duplex"
     assert up["L3"].bytes_per_cycle == pytest.approx(40.0)
-    full = (half[0], mg.UpstreamFigure("L3", 32.0, "full-duplex", "test"))
+    full = (half[0], UpstreamFigure("L3", 32.0, "full-duplex", "test"))
     up = mg.derive_upstream(results, 3e9, 64, 128, ["L1", "L2", "L3", "MEM"], full,
                             frozenset({"L2", "L3"}), frozenset({"L3"}))
     assert up["L3"].bytes_per_cycle == pytest.approx(20.0)
 
 
 def test_cache_levels_are_measured_at_three_working_sets_and_the_median_counts():
-    """L2 plateau 64 .. 512 KiB: a third up it 64^(2/3) * 512^(1/3) = 16 * 8 = 128 KiB, half
-    way sqrt(64 * 512) = 181 KiB, the chosen size (two thirds up) 4 * 64 = 256 KiB. L1 and
-    MEM keep one size. A bandwidth that is 100, 80, 60 GB/s at the three sizes gives the
+    """L2 plateau 64 .. 512 KiB, chosen size 256 KiB (two thirds up it, its own ceiling):
+    an octave below it, 128 KiB, the geometric middle sqrt(128 * 256) = 181 KiB, and 256
+    KiB. L1 and MEM keep one size. A bandwidth that is 100, 80, 60 GB/s at the three sizes gives the
     median 80 GB/s."""
     plateau = Plateau(64 * KiB, 512 * KiB, 100e9, 4)
     l2 = mg.LevelChoice("L2", False, plateau.upper_third, "plateau", plateau)

@@ -92,7 +92,7 @@ def _render_header(data: "HostData", command: str | None, date: str | None) -> s
     sweep = [f"{size_text(s)}: {b / 1e9:.1f}" for s, b in data.sweep]
     for i in range(0, len(sweep), 6):
         lines.append("#   " + "; ".join(sweep[i:i + 6]))
-    lines.append("# Plateaus found and working sets chosen:")
+    lines.append("# Plateaus found, working sets chosen, L1 passes that differ:")
     lines.extend(f"#   {note}" for note in data.notes)
     lines.extend(f"# Note: {note}" for note in data.topology.notes)
     return "\n".join(lines) + "\n"
@@ -396,6 +396,16 @@ def _kernel_lines(data: "HostData") -> list[str]:
     return lines
 
 
+def _choice_reason(choice) -> str:
+    """Why this working set: the plateau's ceiling or the level's typical size."""
+    if choice.source != "plateau":
+        return "from the CPUID size"
+    if choice.level in ("L1", "MEM") or choice.total_single >= (choice.ceiling or choice.total_single):
+        return "two thirds up its plateau"
+    return ("the level's typical working set: geometric mean of the per-core shares of "
+            "this and the level above, as kerncraft-validate sizes kernels")
+
+
 def _render_benchmarks(data: "HostData") -> str:
     lines = ["# Streaming kernels in the convention of all machine files: 'read streams' and",
              "# 'write streams' include arrays read and written, counted again under",
@@ -405,7 +415,7 @@ def _render_benchmarks(data: "HostData") -> str:
     cores = list(data.cores)
     for choice in data.choices:
         sizes = [choice.size_per_core(n) for n in cores]
-        how = "upper third of its plateau" if choice.source == "plateau" else "from the CPUID size"
+        how = _choice_reason(choice)
         if len(choice.working_sets()) > 1:
             how += ("; median of the runs at " + ", ".join(
                 size_text(t) for t in choice.working_sets()) + " for one core")

@@ -30,7 +30,7 @@ from typing import Mapping
 
 from kerncraft.errors import KerncraftError
 
-__all__ = ["LEVELS", "SIGNIFICANT_LINES", "SizeChoice", "level_targets", "level_range",
+__all__ = ["LEVELS", "SIGNIFICANT_LINES", "SizeChoice", "level_centre", "level_targets", "level_range",
            "shape_defines", "working_set", "source_level", "choose_size"]
 
 LEVELS = ("L1", "L2", "L3", "MEM")
@@ -61,6 +61,16 @@ def _share(level) -> int:
     return int(level.size_per_group) // max(1, level.cores_per_group or 1)
 
 
+def level_centre(previous_share: int, share: int, size: int) -> int:
+    """Typical working set of a cache level below the first (bytes): the geometric mean
+    of the level above's per-core share and this level's per-core ``share``. A shared
+    level whose share is not well above the level above (many cores per L3) takes its
+    whole ``size`` as the upper edge. ``kerncraft-machine`` measures around the same
+    size, so both tools mean the same thing by "a working set in L3"."""
+    upper = share if share >= 2 * previous_share else size
+    return int(math.sqrt(previous_share * upper))
+
+
 def level_targets(machine) -> dict[str, int]:
     """Target working set (bytes) per level name, caches first and ``MEM`` last."""
     caches = [lvl for lvl in machine.cache_levels if lvl.size_per_group]
@@ -68,10 +78,8 @@ def level_targets(machine) -> dict[str, int]:
         raise KerncraftError("the machine file describes no cache sizes")
     targets = {caches[0].name: _share(caches[0]) // 2}
     for previous, level in zip(caches, caches[1:]):
-        # a shared level whose per-core share is not well above the private level
-        # above it (many cores per L3): the whole level as the upper edge instead
-        upper = _share(level) if _share(level) >= 2 * _share(previous) else level.size_per_group
-        targets[level.name] = int(math.sqrt(_share(previous) * upper))
+        targets[level.name] = level_centre(_share(previous), _share(level),
+                                           int(level.size_per_group))
     targets["MEM"] = max(8 * int(caches[-1].size_per_group), 256 * MIB)
     return targets
 
