@@ -231,6 +231,17 @@ def test_fact_notes_from_point_facts():
     assert facts(ecm_data=lcd, error=-0.5) == []                # LCD cannot make it slower
     assert "short inner loop (48" in facts(inner_trip_count=48, error=-0.5)[0]
     assert facts(inner_trip_count=48, error=0.5) == []
+    # 2d-5pt in L1 on the Zen 5 VM: 112 iterations per row, 3.75 cy/CL for 8 iterations
+    # -> 14 x 3.75 = 52.5 cy per row; 20 cy per row would add 20 / 52.5 = 38 %
+    row = facts(inner_trip_count=112, row_cycles=52.5, error=-0.31)
+    assert row == ["short rows: 112 iterations per row, 52 cy in the model, which has no "
+                   "per-row cost (loop entry and exit, a mispredicted exit branch); about "
+                   "20 cy per row would add 38 %"]
+    # copy in L1: one row of 1536 iterations, 192 CL x 1.12 = 215 cy: 9 % -> no note,
+    # even though 1536 > 64 would not have given one either; a long row of few
+    # iterations that take long (a chain: 48 x 10 cy) needs none
+    assert facts(inner_trip_count=1536, row_cycles=215.0, error=-0.31) == []
+    assert facts(inner_trip_count=48, row_cycles=480.0, error=-0.31) == []
     assert "serve the data from L2, not L1" in facts(model_level="L2")[0]
     assert "adds to" in facts(level="MEM", model_level="MEM")[0]
 

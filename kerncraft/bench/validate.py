@@ -43,6 +43,7 @@ from typing import Any, Callable, Mapping, Sequence, TextIO
 from kerncraft.bench.validate_notes import (explain, fact_notes, report_notes,
                                              with_inherited_notes)
 from kerncraft.bench.validate_sizes import LEVELS, SizeChoice, choose_size, level_targets
+from kerncraft.cache.traffic import iterations_per_cacheline
 from kerncraft.errors import KerncraftError
 from kerncraft.resources import bundled_dir
 from kerncraft.models.compare import predicted_cycles, relative_error
@@ -272,10 +273,14 @@ def make_point(kernel: str, size: SizeChoice, bound, machine, prediction: Predic
     error = relative_error(prediction.ecm, measurement.cycles_per_cl)
     caches = [(lvl.name, int(lvl.size_per_group)) for lvl in machine.cache_levels
               if lvl.size_per_group]
+    trips = _inner_trip_count(bound)
+    row_cycles = (prediction.ecm * trips / iterations_per_cacheline(bound, machine.cacheline_size)
+                  if trips else None)
     facts = fact_notes(error=error, level=size.level, model_level=size.model_level,
                        working_set=size.working_set, caches=caches,
-                       inner_trip_count=_inner_trip_count(bound), ecm_data=prediction.ecm_data,
-                       memory_overlaps=machine.memory_level.transfers_overlap)
+                       inner_trip_count=trips, ecm_data=prediction.ecm_data,
+                       memory_overlaps=machine.memory_level.transfers_overlap,
+                       row_cycles=row_cycles)
     notes = explain(error, report=report_notes(prediction.ecm_data, error), facts=facts)
     return ValidationPoint(kernel, size, measurement.cycles_per_cl, prediction, measurement,
                            notes)

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-__all__ = ["NOTE_THRESHOLD", "BOUNDARY_SHARE", "SHORT_INNER_LOOP", "NO_KNOWN_CAUSE",
+__all__ = ["NOTE_THRESHOLD", "BOUNDARY_SHARE", "SHORT_INNER_LOOP", "ROW_OVERHEAD_CYCLES",
+           "ROW_OVERHEAD_SHARE", "NO_KNOWN_CAUSE",
            "INHERITED_SHARE", "report_notes", "fact_notes", "explain", "inherited_note",
            "with_inherited_notes"]
 
@@ -36,6 +37,16 @@ BOUNDARY_SHARE = 0.25
 #: Inner trip counts below this make per-row overhead (loop entry and exit, prefetch
 #: restarts, partial lines) a visible share of the time; ECM counts only the loop body.
 SHORT_INNER_LOOP = 64
+#: Cycles a row costs beyond its loop body (loop entry and exit, a mispredicted exit
+#: branch, address set-up). Order of magnitude from measurement on the Zen 5 VM of
+#: 2026-11-24 (benchmarks/RESULTS-validation.md): 2d-5pt in L1 at rows of 14, 28, 75
+#: and 150 cache lines ran 5.39, 4.77, 3.96, 3.73 cy/CL, a straight line of 3.55 cy/CL
+#: plus 26 cy per row; the 2d-5pt and 3d-7pt validation points are 22-24 cy per row
+#: slower than the loop body's prediction; a mispredicted branch alone costs 13-20 cy
+#: on current cores. Used only to say when rows are short enough for it to matter.
+ROW_OVERHEAD_CYCLES = 20.0
+#: The per-row cost is worth a note when it would add more than this share to a row.
+ROW_OVERHEAD_SHARE = 0.10
 NO_KNOWN_CAUSE = "no known cause"
 #: A kernel's L1 point this far off (same sign) explains part of its other points' error.
 INHERITED_SHARE = 0.15
@@ -71,13 +82,32 @@ def _boundary_notes(working_set: int, caches: Sequence[tuple[str, int]]) -> list
     return notes
 
 
+def _short_row_notes(trip_count: int | None, row_cycles: float | None) -> list[str]:
+    if trip_count is None:
+        return []
+    if row_cycles is not None and row_cycles > 0:
+        share = ROW_OVERHEAD_CYCLES / row_cycles
+        if share <= ROW_OVERHEAD_SHARE:
+            return []
+        return [f"short rows: {trip_count} iterations per row, {row_cycles:.0f} cy in the "
+                "model, which has no per-row cost (loop entry and exit, a mispredicted exit "
+                f"branch); about {ROW_OVERHEAD_CYCLES:.0f} cy per row would add "
+                f"{100 * share:.0f} %"]
+    if trip_count < SHORT_INNER_LOOP:
+        return [f"short inner loop ({trip_count} iterations per row): per-row overhead "
+                "(loop entry and exit, prefetch restart) is not in the model"]
+    return []
+
+
 def fact_notes(*, error: float, level: str, model_level: str, working_set: int,
                caches: Sequence[tuple[str, int]], inner_trip_count: int | None,
-               ecm_data: Mapping[str, Any], memory_overlaps: bool) -> list[str]:
+               ecm_data: Mapping[str, Any], memory_overlaps: bool,
+               row_cycles: float | None = None) -> list[str]:
     """Notes from the facts of the point (module doc, 2.). Facts that can only make
     the real kernel faster than the model (an LCD bound: out-of-order overlap) are
     given for ``error > 0``, those that only make it slower (per-row overhead) for
-    ``error < 0``; the others either way."""
+    ``error < 0``; the others either way. ``row_cycles``: the predicted cycles of one
+    inner-loop row; without it short rows are judged by ``inner_trip_count``."""
     notes = []
     if model_level != level:
         notes.append(f"the layer conditions serve the data from {model_level}, not {level}")
@@ -88,9 +118,8 @@ def fact_notes(*, error: float, level: str, model_level: str, working_set: int,
         notes.append(f"loop-carried-dependency bound (T_OL = {incore.get('T_OL', 0):.2f} cy/CL "
                      "from the chain's latency): overlap of independent work across the "
                      "chain is not modelled")
-    if error < 0 and inner_trip_count is not None and inner_trip_count < SHORT_INNER_LOOP:
-        notes.append(f"short inner loop ({inner_trip_count} iterations per row): per-row "
-                     "overhead (loop entry and exit, prefetch restart) is not in the model")
+    if error < 0:
+        notes += _short_row_notes(inner_trip_count, row_cycles)
     if level == "MEM" or model_level == "MEM":
         how = "overlaps with" if memory_overlaps else "adds to"
         notes.append(f"memory level: T_L3MEM is the saturated bandwidth's time and {how} "
