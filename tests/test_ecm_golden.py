@@ -33,11 +33,12 @@ or by hand, from the repository root, e.g.
     kerncraft -p RooflineFLOP -p RooflineASM -m CSX kernels/copy.c -D N 10000000 \\
         > tests/data/golden/copy.Roofline.txt
 (the exact command of every file is in ``GOLDEN_CASES`` below). A change of a
-*number* must come with a corrected hand derivation in tests/support/ecm_golden_cases.py: the
-``test_golden_numbers_*`` tests compare the files with the derivation.
+*number* must come with a corrected hand derivation in tests/support/ecm_golden_cases.py
+(streaming kernels) or ecm_golden_stencils.py (stencils): the ``test_golden_numbers_*``
+tests compare the files with the derivation.
 
 The cases themselves -- inputs, helpers and the hand derivation of every kernel --
-are in ``tests/support/ecm_golden_cases.py``.
+are in ``tests/support/ecm_golden_cases.py`` and ``tests/support/ecm_golden_stencils.py``.
 """
 from __future__ import annotations
 
@@ -84,8 +85,9 @@ needs_gcc12 = pytest.mark.skipif(
 
 
 from support.ecm_golden_cases import (  # noqa: E402  (the derivations, see the module doc)
-    _S2D5_T_MEM, ALL_PORTS, CASES, CLOCK, COPY, COPY_MEM, COPY_WA, DP_PEAK, IDS,
-    IT_PER_CL, S3D, TRIAD, Case, bpc, l1l2, l2l3)
+    ALL_PORTS, CLOCK, COPY, COPY_MEM, COPY_WA, DP_PEAK, IT_PER_CL, TRIAD, Case, bpc, l1l2,
+    l2l3)
+from support.ecm_golden_stencils import _S2D5_T_MEM, CASES, IDS, S3D  # noqa: E402
 
 
 # --------------------------------------------------------------------------- helpers
