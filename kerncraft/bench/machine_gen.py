@@ -61,7 +61,7 @@ BandwidthFn = Callable[[str, int, int], float]      # kernel, bytes per core, co
 Progress = Callable[[str], None]
 #: Two runs of a bandwidth point agree when they differ by at most this share of the larger.
 AGREEMENT = 0.05
-#: Runs of a multi-core memory point (see _measure_point).
+#: Rounds over the kernels for the multi-core memory points (see _measure_memory).
 SATURATION_TRIES = 6
 #: A kernel whose multi-core memory speed-up is below this share of the best kernel's
 #: is measured again (:func:`_recheck_saturation`).
