@@ -431,3 +431,27 @@ def test_rounds_keep_the_fastest_and_name_an_unsteady_host(capsys):
 def test_best_of_rounds_single_measurement_is_unchanged():
     one = Measurement(3.0, "fake", notes=("x",))
     assert validate.best_of_rounds([one]) == one
+
+
+def test_every_point_converts_at_the_clock_calibrated_around_it(monkeypatch):
+    """The clock reads 4.0 GHz before the point and 4.4 GHz after: the run took 2.5 ns
+    per line (10 cy at the 4.0 GHz it was converted with), so at the mean 4.2 GHz it is
+    10 x 4.2 / 4.0 = 10.5 cy/CL, and the +10 % drift is noted."""
+    from types import SimpleNamespace
+
+    from kerncraft.bench import benchmark, clock
+
+    readings = iter([4.0e9, 4.4e9])
+    monkeypatch.setattr(benchmark, "choose_cpus", lambda cores: (1,))
+    monkeypatch.setattr(clock, "calibrate_clock",
+                        lambda duration, repetitions, cpu: SimpleNamespace(core_hz=next(readings)))
+
+    def fake_run(bound, machine, *, cores, min_time, repeats, cpus, clock):
+        assert cpus == (1,) and clock.core_hz == 4.0e9
+        return SimpleNamespace(cycles_per_cl=10.0, clock_hz=clock.core_hz, backend="fake",
+                               seconds=1.0, notes=())
+
+    monkeypatch.setattr(benchmark, "run_benchmark", fake_run)
+    m = validate.benchmark_measure(None, None, validate.RunOptions())
+    assert m.cycles_per_cl == pytest.approx(10.5) and m.clock_hz == pytest.approx(4.2e9)
+    assert m.notes == ("core clock 4.00 -> 4.40 GHz during the point (+10.0%); cycles at the mean",)

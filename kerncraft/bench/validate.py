@@ -228,14 +228,37 @@ def host_model_name(cpuinfo: str = "/proc/cpuinfo") -> str | None:
     return None
 
 
-def benchmark_measure(bound, machine, options: RunOptions) -> Measurement:
-    """The real measurement: ``-p Benchmark`` (best of ``repeats`` runs of ``min_time``)."""
-    from kerncraft.bench.benchmark import run_benchmark
+#: Clock calibration around every point (seconds per repetition, repetitions): short,
+#: since it runs twice per point. Why per point: the core clock of a turbo host moves
+#: with the load of its other cores; on the Zen 5 VM one calibration per run read 4.18
+#: to 4.54 GHz from run to run and 4.23-4.35 GHz within 40 s, and the same 80-cy chain
+#: (kahan-dot) then came out at 85 or 89 cy/CL from the same 19.6 ns per line.
+POINT_CLOCK = (0.02, 3)
+#: Clock change during one point above which the point says so.
+CLOCK_DRIFT = 0.02
 
+
+def benchmark_measure(bound, machine, options: RunOptions) -> Measurement:
+    """The real measurement: ``-p Benchmark`` (best of ``repeats`` runs of ``min_time``),
+    cycles at the mean of the core clock calibrated just before and just after it."""
+    from kerncraft.bench.benchmark import choose_cpus, run_benchmark
+    from kerncraft.bench.clock import calibrate_clock
+
+    cpus = choose_cpus(options.cores)
+    before = calibrate_clock(*POINT_CLOCK, cpu=cpus[0])
     result = run_benchmark(bound, machine, cores=options.cores, min_time=options.min_time,
-                           repeats=options.repeats)
-    return Measurement(result.cycles_per_cl, result.backend, result.clock_hz, result.seconds,
-                       tuple(result.notes))
+                           repeats=options.repeats, cpus=cpus, clock=before)
+    after = calibrate_clock(*POINT_CLOCK, cpu=cpus[0])
+    notes = list(result.notes)
+    cycles, clock_hz = result.cycles_per_cl, result.clock_hz
+    if clock_hz == before.core_hz:          # converted with our calibration, not counted
+        clock_hz = (before.core_hz + after.core_hz) / 2
+        cycles *= clock_hz / before.core_hz
+        drift = after.core_hz / before.core_hz - 1
+        if abs(drift) > CLOCK_DRIFT:
+            notes.append(f"core clock {before.core_hz / 1e9:.2f} -> {after.core_hz / 1e9:.2f} "
+                         f"GHz during the point ({drift:+.1%}); cycles at the mean")
+    return Measurement(cycles, result.backend, clock_hz, result.seconds, tuple(notes))
 
 
 def _model_args(cores: int):
