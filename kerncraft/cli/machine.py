@@ -28,9 +28,11 @@ __all__ = ["main", "build_parser", "QUICK_SECONDS", "FULL_SECONDS"]
 #: Where the quick run's time goes: load check 0.5 s, clock and FMA 0.9 s, sweep of 31 sizes
 #: 4.1 s, L1/L2/L3/MEM tables (5 kernels x 2 core counts, two agreeing runs each) 6.6 s.
 #: Evening session (quiet host): L2 and L3 at three working sets each and six runs per
-#: multi-core memory point made them quick 25.0 s, default 45 s.
-QUICK_SECONDS = "about 25 s"
-FULL_SECONDS = "about 45 s"
+#: multi-core memory point made them quick 25.0 s, default 45 s. Night session: timed
+#: chunks of a quarter of the measuring time (sustained bandwidths, streams.CHUNK_SHARE)
+#: and the second L1 pass: quick 36.1 s, default 59.5-59.6 s (two runs).
+QUICK_SECONDS = "about 35 s"
+FULL_SECONDS = "about 60 s"
 
 
 def build_parser() -> argparse.ArgumentParser:
