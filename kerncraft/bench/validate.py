@@ -22,8 +22,10 @@ conditions serve the data from), ``size_matched`` (``model_level == level``),
 ``roofline_error`` (errors as fractions, 0.1 = +10 %), ``notes`` (list, non-empty
 exactly when ``|ecm_error| > 0.3``), ``ecm`` (``T_OL``, ``T_nOL``,
 ``contributions``, ``predictions``, ``T_OL_source``), ``measurement``
-(``backend``, ``clock_hz``, ``seconds``, ``notes``, ``rounds``: cy/CL of every round with ``--rounds`` > 1, the
-fastest of which is ``measured_cy_per_cl``).
+(``backend``, ``clock_hz``: the mean of the core clock calibrated just before and
+after the point, which converts its seconds to cycles, ``seconds``, ``notes``,
+``rounds``: cy/CL of every round with ``--rounds`` > 1, the fastest of which is
+``measured_cy_per_cl``).
 
 ``skipped``: ``kernel``, ``level`` (null: the whole kernel), ``reason``.
 
