@@ -9,7 +9,8 @@ sources, in this order:
    placement (``incore.model_notes``), and cache-line splits without a cost in
    the port-model database (``incore.line_splits``);
 2. facts of the point itself: the working set within 25 % of a cache size, a
-   loop-carried-dependency bound, short inner loops (< 64 iterations per row),
+   loop-carried-dependency bound, short rows (a per-row cost of about
+   :data:`ROW_OVERHEAD_CYCLES` against the row's predicted time),
    the layer conditions putting the data elsewhere than intended, and the
    memory level, where one core's bandwidth is not the saturated bandwidth ECM
    uses.
@@ -41,9 +42,9 @@ SHORT_INNER_LOOP = 64
 #: branch, address set-up). Order of magnitude from measurement on the Zen 5 VM of
 #: 2026-11-24 (benchmarks/RESULTS-validation.md): 2d-5pt in L1 at rows of 14, 28, 75
 #: and 150 cache lines ran 5.39, 4.77, 3.96, 3.73 cy/CL, a straight line of 3.55 cy/CL
-#: plus 26 cy per row; the 2d-5pt and 3d-7pt validation points are 22-24 cy per row
-#: slower than the loop body's prediction; a mispredicted branch alone costs 13-20 cy
-#: on current cores. Used only to say when rows are short enough for it to matter.
+#: plus 26 cy per row; 3d-7pt at rows of 6 to 37 lines: 8.1 cy/CL plus 15 cy per row;
+#: a mispredicted branch alone costs 13-20 cy on current cores. Used only to say when
+#: rows are short enough for it to matter.
 ROW_OVERHEAD_CYCLES = 20.0
 #: The per-row cost is worth a note when it would add more than this share to a row.
 ROW_OVERHEAD_SHARE = 0.10
