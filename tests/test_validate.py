@@ -449,7 +449,7 @@ def test_every_point_converts_at_the_clock_calibrated_around_it(monkeypatch):
     def fake_run(bound, machine, *, cores, min_time, repeats, cpus, clock):
         assert cpus == (1,) and clock.core_hz == 4.0e9
         return SimpleNamespace(cycles_per_cl=10.0, clock_hz=clock.core_hz, backend="fake",
-                               seconds=1.0, notes=())
+                               seconds=1.0, notes=(), clock_source="calibrated: fake")
 
     monkeypatch.setattr(benchmark, "run_benchmark", fake_run)
     m = validate.benchmark_measure(None, None, validate.RunOptions())
