@@ -46,7 +46,7 @@ _MOVX = re.compile(r"^mov([sz])(bw|bl|bq|wl|wq|lq)$")
 _SCALAR_FP = re.compile(r"^(?!v?p)[a-z0-9]*s[sd]$")
 _PLACEHOLDERS = ("load", "store", "store_addr", "store_data")
 _ENTRY_KEYS = {"uops", "lat", "latency", "tp", "throughput", "source", "note",
-               "mem_dest", "same_reg", "complex_address", "load_lat"}
+               "mem_dest", "same_reg", "complex_address", "load_lat", "bypass", "lat_other"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ class FormEntry:
     load_latency: float | None = None        # overrides the class load latency
     same_reg: "FormEntry | None" = None      # zero idiom / same-register variant
     complex_address: "FormEntry | None" = None  # base+index+disp variant (lea)
+    bypass: str | None = None                # forwarding group: 'lat' holds inside it
+    latency_other: float | None = None       # latency to consumers outside the group
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,8 @@ class PortModel:
                 load_lat = self._class_load_latency(regs[-1] if regs else "gpr")
         return InstructionCost(form_key=entry.key, uops=uops, latency=entry.latency,
                                load_latency=load_lat, has_load=has_load, has_store=has_store,
-                               throughput=entry.throughput, source=entry.source)
+                               throughput=entry.throughput, source=entry.source,
+                               bypass=entry.bypass, latency_other=entry.latency_other)
 
     def _compose(self, entry: FormEntry, cls: str, is_dest: bool, simple: bool,
                  name: str) -> InstructionCost:
@@ -249,7 +252,8 @@ class PortModel:
         return InstructionCost(
             form_key=entry.key, uops=base + extra, latency=entry.latency,
             load_latency=load_lat, has_load=has_load, has_store=is_dest,
-            throughput=tp, source=f"{entry.source} [composed: '{entry.key}' + {how}]")
+            throughput=tp, source=f"{entry.source} [composed: '{entry.key}' + {how}]",
+            bypass=entry.bypass, latency_other=entry.latency_other)
 
 
 # ---------------------------------------------------------------- helpers
@@ -457,6 +461,9 @@ def _entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> F
     mem_dest = spec.get("mem_dest")
     if mem_dest not in (None, "rmw", "store"):
         raise KerncraftError(f"{where}: mem_dest must be 'rmw' or 'store'")
+    bypass, lat_other = spec.get("bypass"), spec.get("lat_other")
+    if (bypass is None) != (lat_other is None):
+        raise KerncraftError(f"{where}: 'bypass' and 'lat_other' go together")
     src = str(spec.get("source", source))
     variants = {}
     for vname in ("same_reg", "complex_address"):
@@ -469,6 +476,8 @@ def _entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> F
                      throughput=None if tp is None else float(tp), source=src,
                      mem_dest=mem_dest,
                      load_latency=None if spec.get("load_lat") is None else float(spec["load_lat"]),
+                     bypass=None if bypass is None else str(bypass),
+                     latency_other=None if lat_other is None else float(lat_other),
                      **variants)
 
 

@@ -123,6 +123,18 @@ class InstructionCost:
     has_store: bool = False
     throughput: float | None = None     # reciprocal throughput from the source, informative
     source: str = ""                    # where the data came from
+    # Consumer-dependent latency: ``latency`` holds when the consumer belongs to the
+    # same forwarding group (``bypass``), ``latency_other`` for every other consumer.
+    bypass: str | None = None
+    latency_other: float | None = None
+
+    def latency_to(self, consumer: "InstructionCost | None", reads_address: bool = False) -> float:
+        """Latency of this result as seen by ``consumer`` (address reads never bypass)."""
+        if self.latency_other is None:
+            return self.latency
+        if reads_address or consumer is None or consumer.bypass != self.bypass:
+            return self.latency_other
+        return self.latency
 
 
 @dataclass(frozen=True)
