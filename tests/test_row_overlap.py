@@ -26,8 +26,15 @@ def source(text: str, **values):
 def test_restart_targets():
     # matvec: y[i] is written, invariant in the inner j loop, changes with i
     assert ro._restart_targets(bundled("matvec", N=100, M=100)) == ["y"]
-    # Gauss-Seidel writes a[j][i]: the inner index is in it, no register chain per row
-    assert ro._restart_targets(bundled("gs-2d-5pt", N=100, M=100)) is None
+    # Gauss-Seidel writes a[j][i] and reads a[j][i-1] (1 element behind): the chain runs
+    # along the row in a register and starts from a[j][0] with every row
+    assert ro._restart_targets(bundled("gs-2d-5pt", N=100, M=100)) == ["a"]
+    # a Jacobi-type stencil reads only the other array: no chain at all
+    assert ro._restart_targets(bundled("2d-5pt", N=100, M=100)) is None
+    # reading ahead (a[j][i+1], not yet written in this sweep) is no recurrence
+    ahead = ("double a[M][N];\nfor (int j = 1; j < M; ++j)\n"
+             "    for (int i = 0; i < N - 1; ++i)\n        a[j][i] = a[j][i + 1] * 0.5;\n")
+    assert ro._restart_targets(source(ahead, M=10, N=10)) is None
     # 1D reductions have no enclosing loop
     assert ro._restart_targets(bundled("sum_reduction", N=100)) is None
     # a scalar accumulated over the whole nest: its chain need not restart
@@ -53,7 +60,7 @@ def test_note_for_short_rows_only():
     rows = 224 / (100 / sel.iterations_per_asm_iteration * sum(a.fused_uops))
     assert rows >= ro.MIN_ROWS_IN_ROB
     (note,) = short.notes
-    assert f"holds {rows:.2g} row(s)" in note and "(y changes with the enclosing loop)" in note
+    assert f"holds {rows:.2g} row(s)" in note and "(through y, which changes with the enclosing loop)" in note
     assert f"LCD bound {short.t_ol:.2f} cy/CL" in note
     assert short.to_dict()["model_notes"] == [note]
     long = predict_incore(bundled("matvec", N=4000, M=100), machine,

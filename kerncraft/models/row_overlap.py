@@ -9,7 +9,10 @@ benchmarks/RESULTS-validation.md): rows of 48 elements run at 14.0 cy/CL
 against an LCD bound of 32, rows of 208 at 22.8, rows of 1024 at the bound.
 A simple "rows in the ROB" formula did not fit all three, so the model keeps
 the LCD bound and the report says how far it may be off: this module finds
-such kernels and writes the note.
+such kernels and writes the note. Row-wise recurrences (Gauss-Seidel:
+``a[j][i]`` from ``a[j][i-1]``) restart the same way: gs-2d-5pt on the Zen 5
+host ran 72.7 cy/CL at rows of 160 elements (0.4 rows in the ROB) against a
+chain of 80, 75.7 at 480 and 80.3 at 2048 (RESULTS-validation.md).
 """
 from __future__ import annotations
 
@@ -23,9 +26,12 @@ MIN_ROWS_IN_ROB = 0.25
 
 
 def _restart_targets(kernel: Any) -> list[str] | None:
-    """Written elements that stay in a register through the innermost loop and change
-    with an enclosing loop (``y[i]``); None if a scalar is written (its chain may run
-    through the whole nest) or there is no such element."""
+    """Written elements whose chain starts anew with every row: elements that stay in
+    a register through the innermost loop and change with an enclosing loop (``y[i]``),
+    and row-wise recurrences (``a[j][i]`` written, ``a[j][i-1]`` read: the compiler
+    carries the value in a register along the row and loads it afresh at the row's
+    start). None if a scalar is written (its chain may run through the whole nest) or
+    there is no such element."""
     if len(kernel.loops) < 2:
         return None
     inner = kernel.loops[-1].symbol
@@ -38,11 +44,25 @@ def _restart_targets(kernel: Any) -> list[str] | None:
             return None
         free = acc.linear_index.free_symbols
         if inner in free:
+            if free & outer and _row_recurrence(kernel, acc):
+                targets.append(acc.array)
             continue
         if not free & outer:
             return None
         targets.append(acc.array)
     return sorted(set(targets)) or None
+
+
+def _row_recurrence(kernel: Any, write: Any) -> bool:
+    """A read of the same array a constant number of elements behind ``write`` (an
+    earlier iteration of the same row)."""
+    for acc in kernel.accesses:
+        if acc.kind == "write" or acc.array != write.array:
+            continue
+        lag = write.linear_index - acc.linear_index
+        if lag.is_Integer and int(lag) > 0:
+            return True
+    return False
 
 
 def row_overlap_note(kernel: Any, selection: Any, analysis: Any, scale: float,
@@ -70,8 +90,8 @@ def row_overlap_note(kernel: Any, selection: Any, analysis: Any, scale: float,
     if rows < MIN_ROWS_IN_ROB:
         return None
     names = ", ".join(targets)
-    return (f"the loop-carried chain restarts with every row ({names} "
-            f"{'changes' if len(targets) == 1 else 'change'} with the enclosing loop) and the "
+    return (f"the loop-carried chain restarts with every row (through {names}, "
+            f"which {'changes' if len(targets) == 1 else 'change'} with the enclosing loop) and the "
             f"{rob}-entry reorder buffer holds {rows:.2g} row(s) ({asm_iterations:g} assembly "
             f"iterations x {uops} uops): out-of-order execution can overlap consecutive rows, "
             f"so the LCD bound {lcd * scale:.2f} cy/CL may be pessimistic, down to "
