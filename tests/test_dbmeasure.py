@@ -65,4 +65,4 @@ def test_bench_needs_forms_or_kernel_forms(capsys):
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2
-        assert "give instruction forms or --kernel-forms" in capsys.readouterr().err
+        assert "give instruction forms, --kernel-forms or --kernel-pairs" in capsys.readouterr().err

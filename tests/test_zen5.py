@@ -206,6 +206,16 @@ def test_fadd_forwarding_group(chain, lcd):
     assert r.lcd == pytest.approx(lcd)
 
 
+def test_eliminated_move_passes_the_fadd_on():
+    """vmovapd zmm,zmm is eliminated at rename: FADD -> move -> FADD is 2 cy (measured
+    2.06), FADD -> move -> FMUL 3 cy + FMUL -> FADD 3 cy = 6 (measured 6.19)."""
+    add, move = "        vaddpd %zmm14, %zmm0, %zmm1", "        vmovapd %zmm1, %zmm2"
+    r = analyze_text(body(f"{add}\n        vmovapd %zmm1, %zmm0", 8), "ZEN5")
+    assert r.lcd == pytest.approx(2.0)
+    r = analyze_text(body(f"{add}\n{move}\n        vmulpd %zmm14, %zmm2, %zmm0", 8), "ZEN5")
+    assert r.lcd == pytest.approx(6.0)
+
+
 def test_kahan_chain():
     """gcc's kahan-dot loop: fmsub 4 -> add 2 -> sub 2 -> sub 3 (to the fmsub) = 11 cy
     (measured 11.1-11.4 cy per iteration; 10 cy without the forwarding group)."""

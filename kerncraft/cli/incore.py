@@ -187,8 +187,13 @@ def _bench_parser() -> argparse.ArgumentParser:
     p.add_argument("--kernel-forms", action="store_true",
                    help="measure every form the bundled kernels compile to for ARCH (at "
                         "-O3) and list where the database differs from this host")
+    p.add_argument("--kernel-pairs", action="store_true",
+                   help="time two-instruction dependency chains between the forms the "
+                        "bundled kernels pass registers between (at -O3) and list where the "
+                        "database's latencies, forwarding groups included, differ")
     p.add_argument("--tolerance", type=float, default=0.1, metavar="SHARE",
-                   help="with --kernel-forms: relative difference that counts (default 0.1)")
+                   help="with --kernel-forms/--kernel-pairs: relative difference that "
+                        "counts (default 0.1)")
     p.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the last one)")
     p.add_argument("--quick", action="store_true", help="shorter runs (less precise)")
     p.add_argument("--no-realtime", action="store_true",
@@ -213,12 +218,16 @@ def _bench_main(argv: Sequence[str]) -> int:
     from kerncraft.bench.microbench import bench_form, calibrated_clock, format_result
     from kerncraft.incore.arch import resolve_model
     args = _bench_parser().parse_args(argv)
-    if bool(args.forms) == args.kernel_forms:
-        _fail("give instruction forms or --kernel-forms (one of the two)")
+    if sum((bool(args.forms), args.kernel_forms, args.kernel_pairs)) != 1:
+        _fail("give instruction forms, --kernel-forms or --kernel-pairs (one of the three)")
     model = resolve_model(args.arch)
+    if args.kernel_pairs and str(getattr(model, "isa", None) or "x86").lower() != "x86":
+        _fail(f"--kernel-pairs times x86 chains; {args.arch} is not an x86 database")
     hz = calibrated_clock(args.cpu, args.quick)
     if args.kernel_forms:
         return _kernel_forms_main(args, model, hz)
+    if args.kernel_pairs:
+        return _kernel_pairs_main(args, model, hz)
     results = []
     for form in args.forms:
         r = bench_form(model, form, cpu=args.cpu, quick=args.quick,
@@ -240,6 +249,19 @@ def _kernel_forms_main(args: argparse.Namespace, model, hz: float) -> int:
                         progress=lambda line: print(line, file=sys.stderr, flush=True))
     if args.json != "-":
         sys.stdout.write(format_database_check(check))
+    _emit_json(args.json, [check.to_json()])
+    return 0
+
+
+def _kernel_pairs_main(args: argparse.Namespace, model, hz: float) -> int:
+    """``bench ARCH --kernel-pairs``: latencies between forms checked against this host."""
+    from kerncraft.bench.dbpairs import check_pairs, format_pairs_check, kernel_pairs
+    pairs = kernel_pairs(model, getattr(model, "arch", args.arch))
+    check = check_pairs(model, pairs, core_hz=hz, tolerance=args.tolerance, cpu=args.cpu,
+                        quick=args.quick, realtime=not args.no_realtime,
+                        progress=lambda line: print(line, file=sys.stderr, flush=True))
+    if args.json != "-":
+        sys.stdout.write(format_pairs_check(check))
     _emit_json(args.json, [check.to_json()])
     return 0
 

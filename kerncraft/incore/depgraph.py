@@ -30,7 +30,8 @@ An edge ``u -> v`` means that ``v`` reads a key (register alias root or one
 status flag) last written by ``u``; its weight is the latency of the producer
 (``cost.latency`` for op nodes, ``cost.load_latency`` for load -> op). A producer
 with a forwarding group (``cost.bypass``, e.g. Zen 5's FADD: 2 cy to another FADD,
-3 cy to anything else) has ``cost.latency_other`` on edges to consumers outside it.
+3 cy to anything else) has ``cost.latency_other`` on edges to consumers outside it
+(:mod:`kerncraft.incore.forwarding`).
 Only read-after-write edges exist: renaming removes the others. A zero idiom
 (``breaks_dependency``) reads nothing, so it cuts every chain through it.
 Unknown instructions (no cost) are kept as zero-latency nodes.
@@ -86,6 +87,7 @@ from typing import Any, Mapping, Sequence
 
 import networkx as nx
 
+from kerncraft.incore.forwarding import edge_latency, passed_on
 from kerncraft.incore.model import DataFlow, DependencyChain, Instruction, InstructionCost
 from kerncraft.incore.memdeps import (DEFAULT_WINDOW, Linear, MemoryAccess,  # noqa: F401
                                       MemoryDependency, memory_accesses, memory_dependencies,
@@ -163,18 +165,10 @@ class _Builder:
         keys.add(key)
         self.edges[(src, dst, distance)] = (max(old, weight), keys)
 
-    def weight(self, src: Node, dst: Node, weight: float) -> float:
-        """``weight`` of a producer op, or its latency to a consumer outside its
-        forwarding group (``InstructionCost.latency_other``)."""
-        cost = self.costs[src[0]]
-        if src[1] != "op" or cost is None or cost.latency_other is None:
-            return weight
-        return cost.latency_to(self.costs[dst[0]], reads_address=dst[1] != "op")
-
     def read(self, key: str, dst: Node) -> None:
         if key in self.last_writer:
             src, weight = self.last_writer[key]
-            self.add(src, dst, 0, key, self.weight(src, dst, weight))
+            self.add(src, dst, 0, key, edge_latency(self.costs, src, dst, weight))
         else:
             self.exposed.append((key, dst))
 
@@ -196,7 +190,8 @@ class _Builder:
             for key in sorted(data_keys - flow.separate_only_sources):
                 self.read(key, op)
         for key in flow.destinations - separate.keys():
-            self.last_writer[key] = (op, self.latency_of(op))
+            self.last_writer[key] = passed_on(self.costs, i, data_keys, self.last_writer) \
+                or (op, self.latency_of(op))
         self.completion[op] = self.latency_of(op) if flow.destinations - separate.keys() \
             else 0.0
         if separate:
@@ -217,7 +212,7 @@ class _Builder:
         for key, dst in self.exposed:
             if key in self.last_writer:
                 src, weight = self.last_writer[key]
-                self.add(src, dst, 1, key, self.weight(src, dst, weight))
+                self.add(src, dst, 1, key, edge_latency(self.costs, src, dst, weight))
         for dep in memory:
             self.add((dep.store, "op"), (dep.load, "op"), dep.distance, dep.key, dep.latency)
         edges = tuple(DepEdge(s, d, w, dist, frozenset(k))
