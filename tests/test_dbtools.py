@@ -59,6 +59,9 @@ def test_special_latency_kinds():
     assert rmw.latency_kind == "memory" and set(rmw.latency_body) == {"        addl %ebx, 64(%r14)"}
     assert generate("vmovupd ymm,mem").latency_body is None           # pure store
     assert generate("cvttsd2si xmm,r32").latency_body is None         # no same-class source
+    # xmm/ymm/zmm are one register file: an extract chains through register number 0
+    assert generate("vextractf128 imm,ymm,xmm").latency_body[0].split() == \
+        ["vextractf128", "$1,", "%ymm0,", "%xmm0"]
     assert generate("shlq r8,r64").latency_body[0].split()[1] == "%cl,"
 
 

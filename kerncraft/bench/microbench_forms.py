@@ -255,6 +255,8 @@ def generate(form: str) -> FormBenchmark:
         droot = _root(_reg(cls, chain))
         if droot not in flow.sources:
             same = [k for k, c in enumerate(classes) if k != dst and c == cls]
+            if not same and cls in _VEC_CLASSES:   # xmm <-> ymm <-> zmm: one register file
+                same = [k for k, c in enumerate(classes) if k != dst and c in _VEC_CLASSES]
             if same:
                 regs[same[-1]] = chain
                 line = _instance(mnemonic, classes, regs, "64(%r14)", shift_cl)
