@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_tx2 import UPDATE_TX2, body as a64_body  # noqa: E402
 
 PAPERS = Path(__file__).parent / "data" / "asm_papers"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +161,42 @@ def test_config_from_the_database(skx):
     cfg = config_for(skx)
     assert (cfg.frontend_width, cfg.rob_size, cfg.scheduler_size) == (4.0, 224, 112)
     assert config_for(skx, scheduler_size=60).scheduler_size == 60
+    # ZEN5.yml sets an effective scheduler of 64 (fitted to row restarts on its host)
+    assert config_for(load_model("ZEN5")).scheduler_size == 64
+
+
+def test_rows_restart_the_chain(skx):
+    """The 4-cy vaddpd chain of one instruction (SKX: scheduler 112 = rob/2, 4 per
+    cycle dispatched). One endless chain: 4 cy per iteration. Restarted every
+    iteration, or every 8 (a row's 8 uops wait in the scheduler while the next rows
+    run): no chain binds, the two add ports do, 0.5 cy. Long rows of R: while a row's
+    chain runs, the front end fills the scheduler with the next row's first S = 112
+    uops, whose chain starts at once, so a row costs (R - S) x 4 cy: R = 400 ->
+    288 x 4 / 400 = 2.88 cy per iteration, R = 1000 -> 888 x 4 / 1000 = 3.552."""
+    analysis = analyze(x86("vaddpd %ymm1, %ymm0, %ymm0\n"), skx)
+    prog = build_program(analysis.graph, analysis.costs, analysis.fused_uops, skx)
+    base = config_for(skx, iterations=4000)
+    assert run_simulation(prog, base).cycles_per_iteration == pytest.approx(4.0)
+    for rows, expected in ((1, 0.5), (8, 0.5), (400, 2.88), (1000, 3.552)):
+        run = run_simulation(prog, replace(base, row_length=rows))
+        assert run.cycles_per_iteration == pytest.approx(expected, abs=0.005)
+
+
+def test_ecm_sim_restarts_matvec_rows():
+    """matvec on the Zen 5 machine file, rows of 48 doubles: 48 / 8 per zmm assembly
+    iteration = 6 iterations per row; the static LCD bound is 16 cy/CL. The simulation
+    with the chain restarting every 6 iterations gives T_OL near what the host
+    measured (kerncraft-validate, matvec L1 M=48 N=48: 6.9 cy/CL in nine runs)."""
+    import kerncraft
+    k = kerncraft.parse_kernel((ROOT / "kernels/matvec.c").read_text(), "matvec.c")
+    from kerncraft.models.incore_prediction import predict_incore
+    machine = kerncraft.load_machine(str(ROOT / "machine-files/ZEN5-VM.yml"))
+    static = predict_incore(k.bind({"N": 48, "M": 48}), machine, iterations_per_cacheline=8)
+    assert static.t_ol == pytest.approx(16.0)
+    r = predict_incore(k.bind({"N": 48, "M": 48}), machine, iterations_per_cacheline=8,
+                       incore_model="kerncraft-sim")
+    assert "chains restarting every 6 iterations" in r.notes[-1]
+    assert 6.9 * 0.9 < r.t_ol < 6.9 * 1.1
 
 
 def test_report_text_and_json(skx):

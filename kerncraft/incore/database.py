@@ -28,6 +28,7 @@ from typing import Any, Mapping
 from kerncraft.errors import KerncraftError
 from kerncraft.incore.dbfile import _read_yaml, _str_tuple, expand_braces  # noqa: F401 (re-exported)
 from kerncraft.incore.model import Instruction, InstructionCost, Memory, Register, Uop
+from kerncraft.incore.registers import guess_register_class
 
 __all__ = ["PortModel", "FormEntry", "load_database", "available_databases", "DATABASE_DIR"]
 
@@ -87,6 +88,7 @@ class PortModel:
     path: str = ""
     line_split: tuple = ()                    # linesplit.SplitCost per kind and width
     code_block_bytes: int | None = None       # fetch block of the front end (codeblocks.py)
+    scheduler_size: int | None = None         # uops waiting for a port (simulator.py)
     forms: Mapping[str, FormEntry] = field(default_factory=dict, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -276,24 +278,8 @@ def _operand_type(op: Any) -> str:
         return op.type
     except Exception:  # noqa: BLE001 - register table missing or name unknown to it
         if isinstance(op, Register):
-            return _fallback_register_class(op.name)
+            return guess_register_class(op.name)
         raise
-
-
-def _fallback_register_class(name: str) -> str:
-    n = name.lower().lstrip("%")
-    m = re.match(r"^([xyz]mm)\d+$", n)
-    if m:
-        return m.group(1)
-    if re.match(r"^k[0-7]$", n):
-        return "k"
-    if re.match(r"^(r\d+|r[a-d]x|r[sd]i|r[sb]p)$", n):
-        return "r64"
-    if re.match(r"^(r\d+d|e[a-d]x|e[sd]i|e[sb]p)$", n):
-        return "r32"
-    if re.match(r"^(r\d+w|[a-d]x|[sd]i|[sb]p)$", n):
-        return "r16"
-    return "r8"
 
 
 def _is_simple_address(mem: Memory) -> bool:
@@ -363,7 +349,8 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             "store_address_ports", "simple_store_address_ports", "load_latency",
             "store_forward_latency", "frontend_width", "rob_size")}
         header["line_split"] = parent.line_split
-        header["code_block_bytes"] = parent.code_block_bytes
+        header.update(code_block_bytes=parent.code_block_bytes,
+                      scheduler_size=parent.scheduler_size)
         header["forms"] = dict(parent.forms)
     for k, v in data.items():
         if k not in ("instruction_groups", "extends"):
@@ -397,8 +384,8 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             frontend_width=float(header["frontend_width"]),
             rob_size=int(header["rob_size"]),
             line_split=_line_split(header.get("line_split"), ports, path),
-            code_block_bytes=(int(header["code_block_bytes"])
-                              if header.get("code_block_bytes") is not None else None),
+            code_block_bytes=_optional_int(header, "code_block_bytes"),
+            scheduler_size=_optional_int(header, "scheduler_size"),
         )
     except KeyError as exc:
         raise KerncraftError(f"{path}: header field {exc.args[0]!r} is missing") from None
@@ -417,6 +404,10 @@ def _build(path: Path, seen: set[str]) -> PortModel:
                 key = _normalise_key(key)
                 forms[key] = _with_key(template, key)
     return PortModel(path=str(path), forms=forms, **model)
+
+
+def _optional_int(header: Mapping[str, Any], key: str) -> int | None:
+    return None if header.get(key) is None else int(header[key])
 
 
 def _line_split(table: Any, ports: tuple[str, ...], path: Path) -> tuple:

@@ -16,6 +16,7 @@ edited when a new ISA arrives. Names are looked up lower-case without ``%``.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -161,3 +162,20 @@ def is_high_byte(name: str) -> bool:
     """True for ah/bh/ch/dh, which cannot be encoded together with a REX prefix
     and whose writes merge into bits 15:8 of the 64-bit register."""
     return name.lower().lstrip("%") in ("ah", "bh", "ch", "dh")
+
+
+def guess_register_class(name: str) -> str:
+    """x86 register class from the name alone (a name the register table lacks)."""
+    n = name.lower().lstrip("%")
+    m = re.match(r"^([xyz]mm)\d+$", n)
+    if m:
+        return m.group(1)
+    if re.match(r"^k[0-7]$", n):
+        return "k"
+    if re.match(r"^(r\d+|r[a-d]x|r[sd]i|r[sb]p)$", n):
+        return "r64"
+    if re.match(r"^(r\d+d|e[a-d]x|e[sd]i|e[sb]p)$", n):
+        return "r32"
+    if re.match(r"^(r\d+w|[a-d]x|[sd]i|[sb]p)$", n):
+        return "r16"
+    return "r8"

@@ -26,6 +26,11 @@ Machine (all from the port-model database, see ``databases/README.md``):
   iteration: a node is ready ``weight`` cycles after its producer issued, the
   producer ``distance`` iterations back for loop-carried edges. Load latencies
   are the database's (edge load -> op).
+* **Rows** (``row_length``, optional): loop-carried edges that cross a multiple of
+  ``row_length`` iterations are dropped, so each row's chain starts afresh, as
+  when an enclosing loop restarts a reduction (matvec's ``y[i]``) or a row-wise
+  recurrence (Gauss-Seidel's ``a[j][i-1]``); consecutive rows then overlap as far
+  as the reorder buffer and the scheduler reach.
 * **Ports**: a uop needs one cycle on one of its ports; a uop with ``cycles: n``
   (divider pipes ``0DV``, ``FDIV``) occupies its port for ``n`` cycles, which is
   how divider occupancy is modelled. Loads' AGU and data uops belong to the load
@@ -69,6 +74,7 @@ class SimConfig:
     ports_limited: bool = True        # False: every uop issues as soon as it is ready
     dependencies: bool = True         # False: ignore every dependency edge
     iterations: int | None = None     # default: default_iterations(body size)
+    row_length: int | None = None     # loop-carried edges restart every n iterations
 
 
 @dataclass(frozen=True)
@@ -258,8 +264,9 @@ class _Engine:
         self.ready[gid] = self.now
         if not self.cfg.dependencies:
             return
+        row = self.cfg.row_length
         for src, weight, dist in self.p.nodes[n].producers:
-            if k - dist < 0:
+            if k - dist < 0 or (row and dist and k // row != (k - dist) // row):
                 continue
             pg = (k - dist) * self.nn + src
             if self.issue[pg] < 0:

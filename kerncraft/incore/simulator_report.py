@@ -75,8 +75,10 @@ class SimulationResult:
         b = self.binding
         binding = (f"{b.resource} binds ({b.detail}; {b.cycles_saved:.2f} cy less without it)"
                    if b.resource != "none" else b.detail)
+        rows = (f", chains restarting every {self.config.row_length} iterations"
+                if self.config.row_length else "")
         return (f"simulation: {self.cycles_per_iteration:.2f} cy per assembly iteration "
-                f"(static bound {self.static_prediction:.2f}); {binding}")
+                f"(static bound {self.static_prediction:.2f}{rows}); {binding}")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the simulation (keys in the module docstring)."""
@@ -95,7 +97,8 @@ class SimulationResult:
             "allocation_stalls": dict(self.run.frontend_stalls),
             "config": {"frontend_width": self.config.frontend_width,
                        "rob_size": self.config.rob_size,
-                       "scheduler_size": self.config.scheduler_size},
+                       "scheduler_size": self.config.scheduler_size,
+                       "row_length": self.config.row_length},
             "instructions": [
                 {"index": w.index, "line": self.instructions[w.index].line_number,
                  "text": self.instructions[w.index].text, "wait": round(w.wait, 3),
@@ -106,16 +109,17 @@ class SimulationResult:
 
 
 def config_for(model: Any, *, iterations: int | None = None,
-               scheduler_size: int | None = None) -> SimConfig:
-    """The simulated core of a port model: its front-end width and reorder buffer;
-    the scheduler ``rob_size // 2`` unless given (no database has the value)."""
+               scheduler_size: int | None = None, row_length: int | None = None) -> SimConfig:
+    """The simulated core of a port model: its front-end width and reorder buffer; the
+    scheduler as given, else the database's ``scheduler_size``, else ``rob_size // 2``;
+    ``row_length``: loop-carried chains restart every so many iterations."""
     width = getattr(model, "frontend_width", None)
     rob = getattr(model, "rob_size", None)
     sched = scheduler_size or getattr(model, "scheduler_size", None) or \
         (max(8, int(rob) // 2) if rob else None)
     return SimConfig(frontend_width=float(width) if width else None,
                      rob_size=int(rob) if rob else None, scheduler_size=sched,
-                     iterations=iterations)
+                     iterations=iterations, row_length=row_length)
 
 
 def _program(analysis: Any, model: Any) -> SimProgram:
@@ -139,13 +143,19 @@ def _program(analysis: Any, model: Any) -> SimProgram:
 
 
 def simulate(analysis: Any, model: Any, *, iterations: int | None = None,
-             scheduler_size: int | None = None) -> SimulationResult:
+             scheduler_size: int | None = None, row_length: int | None = None
+             ) -> SimulationResult:
     """Simulate an analysed loop body (an :class:`~kerncraft.incore.analysis.InCoreAnalysis`)
-    on ``model``'s core, with the three bottleneck variants."""
+    on ``model``'s core, with the three bottleneck variants. ``row_length`` (assembly
+    iterations per execution of the loop): the loop-carried chains start anew with every
+    row, as when an enclosing loop restarts a reduction (matvec's ``y[i]``)."""
     prog = _program(analysis, model)
     if iterations is None:
         iterations = default_iterations(prog.size, float(analysis.prediction))
-    cfg = config_for(model, iterations=iterations, scheduler_size=scheduler_size)
+        if row_length:      # several rows, so that row ends overlap in the steady state
+            iterations = max(iterations, 6 * row_length)
+    cfg = config_for(model, iterations=iterations, scheduler_size=scheduler_size,
+                     row_length=row_length)
     run = run_simulation(prog, cfg)
     variants = {
         "front end": run_simulation(prog, replace(cfg, frontend_width=None), details=False),

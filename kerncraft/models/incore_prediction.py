@@ -181,7 +181,9 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
     simulated = None
     if simulating:
-        simulated, note = _simulation(analysis, arch, splits)
+        from kerncraft.models.row_overlap import row_length
+        simulated, note = _simulation(analysis, arch, splits,
+                                       row_length(kernel, selection, analysis))
         bounds, source, tool = {"simulation": simulated * scale}, "simulation", "kerncraft-sim"
         notes = notes + (note,)
     return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
@@ -191,10 +193,11 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
 _SIMULATIONS: dict[int, tuple[Any, float, str]] = {}
 
 
-def _simulation(analysis, arch: str, splits=None) -> tuple[float, str]:
-    """(simulated cycles per assembly iteration, report note), once per analysis and
-    line-split estimate (the splits depend on the -D point, the analysis does not)."""
-    key = (id(analysis), tuple(sorted((splits.per_port if splits else {}).items())))
+def _simulation(analysis, arch: str, splits=None, rows: int | None = None
+                ) -> tuple[float, str]:
+    """(simulated cycles per assembly iteration, report note), once per analysis,
+    line-split estimate and row length (both depend on the -D point, the analysis not)."""
+    key = (id(analysis), tuple(sorted((splits.per_port if splits else {}).items())), rows)
     memo = _SIMULATIONS.get(key)
     if memo is not None and memo[0] is analysis:
         return memo[1], memo[2]
@@ -202,7 +205,7 @@ def _simulation(analysis, arch: str, splits=None) -> tuple[float, str]:
     from kerncraft.incore.simulator_report import simulate
     from kerncraft.incore.split_uops import with_split_uops
 
-    result = simulate(with_split_uops(analysis, splits), load_model(arch))
+    result = simulate(with_split_uops(analysis, splits), load_model(arch), row_length=rows)
     note = result.summary()
     _remember(_SIMULATIONS, key, (analysis, result.cycles_per_iteration, note))
     return result.cycles_per_iteration, note

@@ -13,12 +13,15 @@ such kernels and writes the note. Row-wise recurrences (Gauss-Seidel:
 ``a[j][i]`` from ``a[j][i-1]``) restart the same way: gs-2d-5pt on the Zen 5
 host ran 72.7 cy/CL at rows of 160 elements (0.4 rows in the ROB) against a
 chain of 80, 75.7 at 480 and 80.3 at 2048 (RESULTS-validation.md).
+The cycle-level simulation (``-i kerncraft-sim``) drops the loop-carried edges
+at every row start (:func:`row_length`) and reproduces these within 5 % with
+Zen 5's effective 64-uop scheduler (ZEN5.yml, RESULTS-simulator.md).
 """
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["row_overlap_note", "MIN_ROWS_IN_ROB"]
+__all__ = ["row_overlap_note", "row_length", "MIN_ROWS_IN_ROB", "MIN_ROWS_TO_SIMULATE"]
 
 MIN_ROWS_IN_ROB = 0.25
 """Below this share of a row in the reorder buffer no note (matvec rows of 1024 on the host:
@@ -65,6 +68,31 @@ def _row_recurrence(kernel: Any, write: Any) -> bool:
     return False
 
 
+MIN_ROWS_TO_SIMULATE = 0.1
+"""Below this share of a row in the reorder buffer the simulation keeps one endless chain:
+the overlap of row ends changes the result by less than the run-to-run spread of the
+measurements (gs-2d-5pt rows of 2048 on Zen 5: 0.03 rows, simulated 79.6 against the
+chain's 80 and 80.5 measured) and simulating many long rows takes seconds."""
+
+
+def row_length(kernel: Any, selection: Any, analysis: Any = None) -> int | None:
+    """Assembly iterations per row when the kernel's chain restarts with every row and
+    the reorder buffer holds at least :data:`MIN_ROWS_TO_SIMULATE` of a row (for the
+    simulation, ``-i kerncraft-sim``), else None."""
+    if not _restart_targets(kernel):
+        return None
+    try:
+        trips = int(kernel.loops[-1].trip_count())
+    except (TypeError, ValueError):
+        return None
+    rows = max(1, round(trips / selection.iterations_per_asm_iteration))
+    uops = sum(getattr(analysis, "fused_uops", ()) or ())
+    rob = getattr(analysis, "rob_size", None)
+    if analysis is not None and uops and rob and rob / (rows * uops) < MIN_ROWS_TO_SIMULATE:
+        return None
+    return rows
+
+
 def row_overlap_note(kernel: Any, selection: Any, analysis: Any, scale: float,
                      other_bound: float) -> str | None:
     """The note for an LCD-bound prediction whose chain restarts per row, or None.
@@ -95,4 +123,5 @@ def row_overlap_note(kernel: Any, selection: Any, analysis: Any, scale: float,
             f"{rob}-entry reorder buffer holds {rows:.2g} row(s) ({asm_iterations:g} assembly "
             f"iterations x {uops} uops): out-of-order execution can overlap consecutive rows, "
             f"so the LCD bound {lcd * scale:.2f} cy/CL may be pessimistic, down to "
-            f"{other_bound:.2f} cy/CL (kerncraft/models/row_overlap.py has measurements)")
+            f"{other_bound:.2f} cy/CL; '-i kerncraft-sim' simulates the restarts "
+            f"(kerncraft/models/row_overlap.py has measurements)")
