@@ -288,6 +288,20 @@ POINT_KEYS = {"kernel", "level", "defines", "working_set_bytes", "target_bytes",
               "roofline_cy_per_cl", "roofline_error", "notes", "ecm", "measurement"}
 
 
+def test_cli_simulated_incore_model(tmp_path, capsys):
+    """-i kerncraft-sim: the ECM T_OL comes from the simulation, and the report and the
+    JSON say which in-core model predicted."""
+    target = tmp_path / "out.json"
+    code = validate_cli.main(["-m", "CSX", "matvec", "--levels", "L1", "--json", str(target),
+                              "-i", "kerncraft-sim"], measure=fake_measure(4.0))
+    assert code == 0
+    doc = json.loads(target.read_text())
+    assert doc["incore_model"] == "kerncraft-sim"
+    (point,) = doc["points"]
+    assert point["ecm"]["T_OL_source"] == "simulation"
+    assert "in-core model kerncraft-sim" in capsys.readouterr().out
+
+
 def test_cli_json_keys(tmp_path, capsys):
     target = tmp_path / "out.json"
     code = validate_cli.main(["-m", "CSX", "copy", "triad", "--levels", "L1,MEM", "--json",
@@ -295,9 +309,10 @@ def test_cli_json_keys(tmp_path, capsys):
     assert code == 0
     doc = json.loads(target.read_text())
     assert set(doc) == {"machine", "machine_model_name", "host_model_name", "cores",
-                        "roofline_model", "levels", "targets", "wall_seconds", "points",
-                        "skipped", "summary"}
+                        "roofline_model", "incore_model", "levels", "targets", "wall_seconds",
+                        "points", "skipped", "summary"}
     assert doc["levels"] == ["L1", "MEM"] and len(doc["points"]) == 4
+    assert doc["incore_model"] == "kerncraft"
     assert set(doc["points"][0]) == POINT_KEYS
     assert set(doc["points"][0]["ecm"]) == {"T_OL", "T_nOL", "contributions", "predictions",
                                            "T_OL_source"}

@@ -11,7 +11,7 @@ ECM error exceeds 30 % carries notes (:mod:`kerncraft.bench.validate_notes`).
 JSON document (``--json``)
 --------------------------
 ``machine`` (path), ``machine_model_name``, ``host_model_name`` (``/proc/cpuinfo``,
-null if unknown), ``cores``, ``roofline_model``, ``levels``, ``targets`` ({level:
+null if unknown), ``cores``, ``roofline_model``, ``incore_model``, ``levels``, ``targets`` ({level:
 target working set in bytes}), ``wall_seconds``, ``points``, ``skipped`` and
 ``summary``.
 
@@ -73,6 +73,7 @@ class RunOptions:
     repeats: int = 3
     roofline: str = "RooflineASM"       # or 'RooflineFLOP'
     rounds: int = 1                     # passes over all points; the fastest pass counts
+    incore_model: str = "kerncraft"     # or 'kerncraft-sim' (the cycle-level simulation)
 
 
 @dataclass(frozen=True)
@@ -263,10 +264,10 @@ def benchmark_measure(bound, machine, options: RunOptions) -> Measurement:
     return Measurement(cycles, result.backend, clock_hz, result.seconds, tuple(notes))
 
 
-def _model_args(cores: int):
+def _model_args(cores: int, incore_model: str = "kerncraft"):
     """The models' settings: the command line's defaults, layer conditions, ``cores``."""
     from kerncraft.options import AnalysisOptions
-    return AnalysisOptions(cores=cores, cache_predictor="LC", incore_model="kerncraft")
+    return AnalysisOptions(cores=cores, cache_predictor="LC", incore_model=incore_model)
 
 
 def predict(bound, machine, options: RunOptions) -> Prediction:
@@ -274,7 +275,7 @@ def predict(bound, machine, options: RunOptions) -> Prediction:
     from kerncraft.models.ecm import ecm_model
     from kerncraft.models.roofline import roofline_asm_model, roofline_flop_model
 
-    args = _model_args(options.cores)
+    args = _model_args(options.cores, options.incore_model)
     ecm = ecm_model(bound, machine, args)
     if options.roofline not in ("RooflineASM", "RooflineFLOP"):
         raise KerncraftError(f"unknown Roofline model {options.roofline!r}")

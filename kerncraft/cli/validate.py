@@ -85,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--roofline", choices=("ASM", "FLOP"), default="ASM",
                         help="Roofline variant: in-core ceiling from the compiled loop "
                              "(ASM, default) or the arithmetic peak (FLOP)")
+    parser.add_argument("-i", "--incore-model", choices=("kerncraft", "kerncraft-sim"),
+                        default="kerncraft",
+                        help="in-core model of the predictions: the static bounds "
+                             "(kerncraft, default) or the cycle-level simulation "
+                             "(kerncraft-sim)")
     parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
                         help="draw predicted against measured cy/CL per level (log-log, "
                              "10 %% band) into FILE (.png, .svg, .pdf; needs matplotlib)")
@@ -150,7 +155,8 @@ def _check_host(machine, err: TextIO) -> str | None:
 def _document(result, machine, host, levels) -> dict:
     return {"machine": machine.path, "machine_model_name": machine.model_name,
             "host_model_name": host, "cores": result.options.cores,
-            "roofline_model": result.options.roofline, "levels": list(levels),
+            "roofline_model": result.options.roofline,
+            "incore_model": result.options.incore_model, "levels": list(levels),
             "targets": dict(result.targets), "wall_seconds": result.wall_seconds,
             "points": [p.to_dict() for p in result.points],
             "skipped": [vars(s).copy() for s in result.skipped],
@@ -193,7 +199,7 @@ def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int
         cores=opts.cores, roofline=f"Roofline{opts.roofline}",
         min_time=opts.min_time or (QUICK_MIN_TIME if opts.quick else 0.2),
         repeats=opts.repeats or (QUICK_REPEATS if opts.quick else 3),
-        rounds=opts.rounds or (1 if opts.quick else 2))
+        rounds=opts.rounds or (1 if opts.quick else 2), incore_model=opts.incore_model)
     print(HEADER, file=out, flush=True)
     noted: list = []
 
@@ -241,7 +247,8 @@ def _print_trailer(result, noted: Sequence, out: TextIO) -> None:
     options = result.options
     print("\n".join(["", *format_summary(result.summaries),
                      f"{len(result.points)} points in {result.wall_seconds:.0f} s "
-                     f"({options.cores} core(s), {options.roofline})"]), file=out, flush=True)
+                     f"({options.cores} core(s), {options.roofline}, in-core model "
+                     f"{options.incore_model})"]), file=out, flush=True)
 
 
 def main(argv: Sequence[str] | None = None, measure=None) -> int:
