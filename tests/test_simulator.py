@@ -182,6 +182,23 @@ def test_rows_restart_the_chain(skx):
         assert run.cycles_per_iteration == pytest.approx(expected, abs=0.005)
 
 
+def test_cli_simulate_rows(capsys, tmp_path):
+    """kerncraft-incore --simulate --rows 1: a one-FMA accumulation (4-cy chain on
+    ZEN5) restarted every iteration is bound by the load and FMA pipes: 1 load on 2
+    load paths, 1 FMA on 2 FMA pipes -> 0.5 cy per iteration."""
+    from kerncraft.cli.incore import main
+    loop = tmp_path / "red.s"
+    loop.write_text(".L1:\n        vfmadd231pd (%rsi,%rax), %zmm1, %zmm0\n"
+                    "        addq $64, %rax\n        cmpq %rax, %rdx\n        jne .L1\n")
+    assert main(["--arch", "ZEN5", "--simulate", "--rows", "1", str(loop)]) == 0
+    out = capsys.readouterr().out
+    assert "0.50 cy per iteration (static bound 4.00, chains restarting every 1 iterations)" \
+        in out
+    with pytest.raises(SystemExit):
+        main(["--arch", "ZEN5", "--rows", "4", str(loop)])
+    assert "--rows needs --simulate" in capsys.readouterr().err
+
+
 def test_ecm_sim_restarts_matvec_rows():
     """matvec on the Zen 5 machine file, rows of 48 doubles: 48 / 8 per zmm assembly
     iteration = 6 iterations per row; the static LCD bound is 16 cy/CL. The simulation

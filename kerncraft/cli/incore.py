@@ -1,7 +1,7 @@
 """``kerncraft-incore``: analyse a marked assembly loop against a port model.
 
     kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
-                     [--fixed] [--ignore-unknown] [--unroll N] [--simulate]
+                     [--fixed] [--ignore-unknown] [--unroll N] [--simulate [--rows N]]
                      [--alignment BYTES|none]
 
 Database tools (:mod:`kerncraft.build.dbcheck`, :mod:`kerncraft.bench.microbench`)::
@@ -67,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--simulate", action="store_true",
                    help="also run the cycle-level scheduling simulation: simulated cycles per "
                         "iteration, bottleneck variants, per-instruction waits")
+    p.add_argument("--rows", type=int, metavar="N", default=None,
+                   help="with --simulate: the loop runs N iterations per execution of an "
+                        "enclosing loop that restarts its loop-carried chains (a reduction "
+                        "per row); consecutive rows overlap as far as the core reaches")
     p.add_argument("--unroll", type=int, metavar="N", default=None,
                    help="source iterations per assembly iteration (adds per-iteration numbers)")
     p.add_argument("--alignment", type=_alignment, metavar="BYTES", default=64,
@@ -93,6 +97,8 @@ def _alignment(text: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.unroll is not None and args.unroll < 1:
         _fail(f"--unroll must be a positive integer, got {args.unroll}")
+    if args.rows is not None and (args.rows < 1 or not args.simulate):
+        _fail("--rows needs --simulate and a positive number of iterations per row")
     try:
         with open(args.file, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
@@ -155,7 +161,7 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], objec
     texts: dict[str, str] = {}
     if args.simulate:
         from kerncraft.incore.simulator_report import format_simulation, simulate
-        sim = simulate(result, model)
+        sim = simulate(result, model, row_length=args.rows)
         doc["simulation"] = sim.to_dict()
     if args.json == "-":
         texts["stdout"] = json.dumps(doc, indent=2) + "\n"

@@ -252,7 +252,9 @@ def format_simulation(result: SimulationResult, width: int = 100) -> str:
     lines = [
         f"simulation ({result.arch}, {run.iterations} iterations, steady state measured "
         f"from iteration {run.measured_from}): {run.cycles_per_iteration:.2f} cy per "
-        f"iteration (static bound {result.static_prediction:.2f})",
+        f"iteration (static bound {result.static_prediction:.2f}"
+        + (f", chains restarting every {result.config.row_length} iterations"
+           if result.config.row_length else "") + ")",
         f"  perfect front end {result.perfect_frontend:.2f} cy, infinite ports "
         f"{result.infinite_ports:.2f} cy, no dependencies {result.no_dependencies:.2f} cy",
     ]
