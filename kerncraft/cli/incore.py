@@ -230,10 +230,8 @@ def _bench_main(argv: Sequence[str]) -> int:
     if args.kernel_pairs and str(getattr(model, "isa", None) or "x86").lower() != "x86":
         _fail(f"--kernel-pairs times x86 chains; {args.arch} is not an x86 database")
     hz = calibrated_clock(args.cpu, args.quick)
-    if args.kernel_forms:
-        return _kernel_forms_main(args, model, hz)
-    if args.kernel_pairs:
-        return _kernel_pairs_main(args, model, hz)
+    if args.kernel_forms or args.kernel_pairs:
+        return _kernel_check_main(args, model, hz)
     results = []
     for form in args.forms:
         r = bench_form(model, form, cpu=args.cpu, quick=args.quick,
@@ -246,28 +244,23 @@ def _bench_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _kernel_forms_main(args: argparse.Namespace, model, hz: float) -> int:
-    """``bench ARCH --kernel-forms``: the database checked against this host."""
-    from kerncraft.bench.dbmeasure import check_forms, format_database_check, kernel_forms
-    forms = kernel_forms(model, getattr(model, "arch", args.arch))
-    check = check_forms(model, forms, core_hz=hz, tolerance=args.tolerance, cpu=args.cpu,
+def _kernel_check_main(args: argparse.Namespace, model, hz: float) -> int:
+    """``bench ARCH --kernel-forms`` / ``--kernel-pairs``: the database checked against
+    this host, form by form or pair by pair (what the bundled kernels use)."""
+    if args.kernel_pairs:
+        from kerncraft.bench.dbpairs import check_pairs as check_items
+        from kerncraft.bench.dbpairs import format_pairs_check as format_check
+        from kerncraft.bench.dbpairs import kernel_pairs as kernel_items
+    else:
+        from kerncraft.bench.dbmeasure import check_forms as check_items
+        from kerncraft.bench.dbmeasure import format_database_check as format_check
+        from kerncraft.bench.dbmeasure import kernel_forms as kernel_items
+    items = kernel_items(model, getattr(model, "arch", args.arch))
+    check = check_items(model, items, core_hz=hz, tolerance=args.tolerance, cpu=args.cpu,
                         quick=args.quick, realtime=not args.no_realtime,
                         progress=lambda line: print(line, file=sys.stderr, flush=True))
     if args.json != "-":
-        sys.stdout.write(format_database_check(check))
-    _emit_json(args.json, [check.to_json()])
-    return 0
-
-
-def _kernel_pairs_main(args: argparse.Namespace, model, hz: float) -> int:
-    """``bench ARCH --kernel-pairs``: latencies between forms checked against this host."""
-    from kerncraft.bench.dbpairs import check_pairs, format_pairs_check, kernel_pairs
-    pairs = kernel_pairs(model, getattr(model, "arch", args.arch))
-    check = check_pairs(model, pairs, core_hz=hz, tolerance=args.tolerance, cpu=args.cpu,
-                        quick=args.quick, realtime=not args.no_realtime,
-                        progress=lambda line: print(line, file=sys.stderr, flush=True))
-    if args.json != "-":
-        sys.stdout.write(format_pairs_check(check))
+        sys.stdout.write(format_check(check))
     _emit_json(args.json, [check.to_json()])
     return 0
 
