@@ -35,6 +35,10 @@ def test_restart_targets():
     ahead = ("double a[M][N];\nfor (int j = 1; j < M; ++j)\n"
              "    for (int i = 0; i < N - 1; ++i)\n        a[j][i] = a[j][i + 1] * 0.5;\n")
     assert ro._restart_targets(source(ahead, M=10, N=10)) is None
+    # the row above (a[j-1][i], N elements behind) is no chain along the row
+    column = ("double a[M][N];\nfor (int j = 1; j < M; ++j)\n"
+              "    for (int i = 0; i < N; ++i)\n        a[j][i] = a[j - 1][i] * 0.5;\n")
+    assert ro._restart_targets(source(column, M=10, N=10)) is None
     # 1D reductions have no enclosing loop
     assert ro._restart_targets(bundled("sum_reduction", N=100)) is None
     # a scalar accumulated over the whole nest: its chain need not restart

@@ -57,13 +57,17 @@ def _restart_targets(kernel: Any) -> list[str] | None:
 
 
 def _row_recurrence(kernel: Any, write: Any) -> bool:
-    """A read of the same array a constant number of elements behind ``write`` (an
-    earlier iteration of the same row)."""
+    """A read of the same array a constant number of elements behind ``write``, fewer
+    than a row (an earlier iteration of the same row; ``a[j-1][i]`` is the row above)."""
+    try:
+        row = int(kernel.loops[-1].trip_count())
+    except (TypeError, ValueError):
+        return False
     for acc in kernel.accesses:
         if acc.kind == "write" or acc.array != write.array:
             continue
         lag = write.linear_index - acc.linear_index
-        if lag.is_Integer and int(lag) > 0:
+        if lag.is_Integer and 0 < int(lag) < row:
             return True
     return False
 
