@@ -66,3 +66,25 @@ def test_bench_needs_forms_or_kernel_forms(capsys):
             main(argv)
         assert info.value.code == 2
         assert "give instruction forms, --kernel-forms or --kernel-pairs" in capsys.readouterr().err
+
+
+def test_host_database_from_cpuinfo(monkeypatch):
+    """The Cascade Lake fixture (6/85/7) uses CSX, the Zen 5 one (26/2) ZEN5."""
+    from pathlib import Path
+    from kerncraft.bench import topology
+    data = Path(__file__).parent / "data" / "cpuinfo"
+    for name, expected in (("clx", "CSX"), ("zen5", "ZEN5")):
+        info = topology.parse_cpuinfo((data / f"{name}.txt").read_text())
+        monkeypatch.setattr(topology, "_cpuinfo_first", lambda info=info: info)
+        assert topology.host_incore_model() == expected
+
+
+def test_bench_warns_when_the_database_is_another_core(monkeypatch, capsys):
+    from kerncraft.bench import topology
+    from kerncraft.cli import incore
+    monkeypatch.setattr(topology, "host_incore_model", lambda: "ZEN5")
+    incore._warn_other_core("CSX")
+    assert "uses the ZEN5 database; the measurements are compared with CSX" in \
+        capsys.readouterr().err
+    incore._warn_other_core("zen5")
+    assert capsys.readouterr().err == ""

@@ -152,6 +152,16 @@ def _cpuinfo_first() -> dict[str, str]:
     return parse_cpuinfo(text)
 
 
+def host_incore_model() -> str | None:
+    """The in-core database of this host's core from its CPUID signature (None if the
+    core is not in the table)."""
+    info = _cpuinfo_first()
+    family, model, stepping = (_int(info.get(k)) for k in ("cpu family", "model", "stepping"))
+    uarch = identify_microarchitecture(info.get("vendor_id", "unknown"), family, model,
+                                       stepping, cpu_flags())
+    return uarch.incore_model
+
+
 def cpu_vendor() -> str:
     """CPUID vendor of the first CPU ('GenuineIntel', 'AuthenticAMD'; 'unknown' elsewhere)."""
     return _cpuinfo_first().get("vendor_id", "unknown")

@@ -229,6 +229,7 @@ def _bench_main(argv: Sequence[str]) -> int:
     model = resolve_model(args.arch)
     if args.kernel_pairs and str(getattr(model, "isa", None) or "x86").lower() != "x86":
         _fail(f"--kernel-pairs times x86 chains; {args.arch} is not an x86 database")
+    _warn_other_core(getattr(model, "arch", args.arch))
     hz = calibrated_clock(args.cpu, args.quick)
     if args.kernel_forms or args.kernel_pairs:
         return _kernel_check_main(args, model, hz)
@@ -242,6 +243,16 @@ def _bench_main(argv: Sequence[str]) -> int:
             sys.stdout.flush()
     _emit_json(args.json, [r.to_json() for r in results])
     return 0
+
+
+def _warn_other_core(arch: str) -> None:
+    """Measurements compare this host's core with the database: say so when the
+    database describes another core."""
+    from kerncraft.bench.topology import host_incore_model
+    host = host_incore_model()
+    if host and host.upper() != str(arch).upper():
+        print(f"{PROG}: warning: this host's core uses the {host} database; the "
+              f"measurements are compared with {arch}, a different core", file=sys.stderr)
 
 
 def _kernel_check_main(args: argparse.Namespace, model, hz: float) -> int:
