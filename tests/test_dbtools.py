@@ -93,7 +93,9 @@ def test_bench_text_output(capsys):
     assert "latency [cy]" in out and "3.00" in out                      # ZEN's vaddsd latency
 
 
-def test_bench_errors_are_one_line(capsys):
+def test_bench_errors_are_one_line(capsys, monkeypatch):
+    from kerncraft.bench import topology
+    monkeypatch.setattr(topology, "host_incore_model", lambda: "SKX")   # no other-core warning
     with pytest.raises(SystemExit) as exc:
         main(["bench", "SKX", "jne lbl"])
     assert exc.value.code == 2
