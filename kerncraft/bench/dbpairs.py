@@ -97,7 +97,6 @@ def pair_chain(producer: str, consumer: str) -> tuple[list[str], str | None]:
     """One period of the chain (two lines through one register) and the vector width
     the loop needs; KerncraftError when the pair cannot be chained."""
     from kerncraft.bench.microbench_forms import generate
-    from kerncraft.incore.registers import alias_root
     lines, widths, roots = [], [], []
     for form in (producer, consumer):
         bench = generate(form)
@@ -106,7 +105,7 @@ def pair_chain(producer: str, consumer: str) -> tuple[list[str], str | None]:
         line = bench.latency_body[0]
         lines.append(line)
         widths.append(bench.vector_width)
-        roots.append(_chain_root(line, alias_root))
+        roots.append(_chain_root(line))
     if roots[0] != roots[1]:
         raise KerncraftError("the two forms chain through different register files")
     order = ("xmm", "ymm", "zmm")
@@ -114,10 +113,10 @@ def pair_chain(producer: str, consumer: str) -> tuple[list[str], str | None]:
     return lines, width
 
 
-def _chain_root(line: str, alias_root: Callable[[str], str]) -> str:
-    """The register a latency-chain line reads and writes."""
-    from kerncraft.bench.microbench_forms import _dataflow
-    _, flow = _dataflow(line)
+def _chain_root(line: str) -> str:
+    """The register (alias root) a latency-chain line reads and writes."""
+    from kerncraft.bench.microbench_forms import line_dataflow
+    _, flow = line_dataflow(line)
     both = sorted((flow.sources - flow.address_sources) & flow.destinations)
     if not both:
         raise KerncraftError(f"'{line.strip()}' does not read its destination")

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from kerncraft.errors import KerncraftError
 
-__all__ = ["UNROLL", "HARNESS_C", "FormBenchmark", "generate", "loop_assembly"]
+__all__ = ["UNROLL", "HARNESS_C", "FormBenchmark", "generate", "loop_assembly", "line_dataflow"]
 
 UNROLL = 96
 
@@ -161,7 +161,8 @@ def _instance(mnemonic: str, classes: Sequence[str], regs: Sequence[Any], mem: s
     return f"        {mnemonic} {', '.join(ops)}".rstrip()
 
 
-def _dataflow(line: str):
+def line_dataflow(line: str):
+    """(instruction, data flow) of one line of x86 assembly."""
     from kerncraft.incore.x86.parser import parse_x86
     from kerncraft.incore.x86.semantics import dataflow
     ins = next(ln.instruction for ln in parse_x86(line) if ln.instruction is not None)
@@ -169,7 +170,7 @@ def _dataflow(line: str):
 
 
 def _reads_memory_destination(line: str) -> bool:
-    _, flow = _dataflow(line)
+    _, flow = line_dataflow(line)
     return bool(flow.memory_reads) and bool(flow.memory_writes)
 
 
@@ -224,7 +225,7 @@ def generate(form: str) -> FormBenchmark:
         mem = f"{(i % 64) * stride + 8192}(%r14)" if store else f"{(i % 64) * 64 + 64}(%r14)"
         tp_body.append(_instance(mnemonic, classes, regs, mem, shift_cl))
     try:
-        _dataflow(tp_body[0])
+        line_dataflow(tp_body[0])
     except Exception as exc:  # noqa: BLE001 - the parser's message is the useful part
         raise KerncraftError(f"cannot build an instance of {form!r}: {exc}") from None
 
@@ -251,7 +252,7 @@ def generate(form: str) -> FormBenchmark:
         chain = dst_pool(cls)[0]
         regs = [chain if k == dst else src_reg(c, k) for k, c in enumerate(classes)]
         line = _instance(mnemonic, classes, regs, "64(%r14)", shift_cl)
-        ins, flow = _dataflow(line)
+        ins, flow = line_dataflow(line)
         droot = _root(_reg(cls, chain))
         if droot not in flow.sources:
             same = [k for k, c in enumerate(classes) if k != dst and c == cls]
@@ -260,7 +261,7 @@ def generate(form: str) -> FormBenchmark:
             if same:
                 regs[same[-1]] = chain
                 line = _instance(mnemonic, classes, regs, "64(%r14)", shift_cl)
-                ins, flow = _dataflow(line)
+                ins, flow = line_dataflow(line)
         if droot in flow.sources and not flow.breaks_dependency:
             lat_body = [line] * UNROLL
             if "mem" in classes:
