@@ -1,5 +1,5 @@
 """Cache-line splits in the stand-alone analysis: the share derived from the addresses
-of the assembly (kerncraft/incore/linesplit.py: address_line_splits; kerncraft-incore
+of the assembly (kerncraft/incore/addresssplit.py: address_line_splits; kerncraft-incore
 --alignment).
 
 Hand derivations. The offset of an access in its 64-B line in iteration k is
@@ -15,6 +15,7 @@ import json
 import pytest
 
 from kerncraft.cli import incore as cli
+from kerncraft.incore import addresssplit
 from kerncraft.incore import linesplit as ls
 from kerncraft.incore.analysis import analyze_text
 from kerncraft.incore.database import load_database
@@ -36,7 +37,7 @@ def loop(disp: int, reg: str = "zmm", advance: int = 64) -> str:
 
 def estimate(text: str, alignment: int = 64, arch: str = "CSX") -> ls.LineSplitEstimate:
     instructions = [ln.instruction for ln in parse_x86(text) if ln.instruction is not None]
-    return ls.address_line_splits(instructions, [dataflow(i) for i in instructions],
+    return addresssplit.address_line_splits(instructions, [dataflow(i) for i in instructions],
                                   load_database(arch).line_split, alignment)
 
 

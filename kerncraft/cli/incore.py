@@ -2,7 +2,7 @@
 
     kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
                      [--fixed] [--ignore-unknown] [--unroll N] [--simulate [--rows N]]
-                     [--alignment BYTES|none]
+                     [--alignment BYTES|none] [--register-offset REG=BYTES ...]
 
 Database tools (:mod:`kerncraft.build.dbcheck`, :mod:`kerncraft.bench.microbench`)::
 
@@ -78,7 +78,23 @@ def build_parser() -> argparse.ArgumentParser:
                         "cache-line splits of packed vector accesses (x86): a power of two "
                         "(default 64: the displacement and the per-iteration advance decide), "
                         "or 'none' (unknown: uniform start addresses)")
+    p.add_argument("--register-offset", type=_register_offset, action="append", default=[],
+                   metavar="REG=BYTES",
+                   help="known entry value of an address register modulo 64, e.g. rsi=8 for a "
+                        "pointer 8 B past a cache-line start (repeatable; overrides "
+                        "--alignment for that register)")
     return p
+
+
+def _register_offset(text: str) -> tuple[str, int]:
+    """``--register-offset``: ``REG=BYTES`` with an x86 general-purpose register."""
+    from kerncraft.incore.addresssplit import register_root
+    name, sep, value = text.partition("=")
+    try:
+        return register_root(name), int(value, 0)
+    except ValueError as exc:
+        detail = exc if sep and name.strip() else "expected REG=BYTES"
+        raise argparse.ArgumentTypeError(f"{text!r}: {detail}") from None
 
 
 def _alignment(text: str) -> int:
@@ -156,7 +172,8 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], objec
         require_matplotlib()
     model = resolve_model(args.arch)
     result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
-                          ignore_unknown=args.ignore_unknown, split_alignment=args.alignment)
+                          ignore_unknown=args.ignore_unknown, split_alignment=args.alignment,
+                          register_values=dict(args.register_offset) or None)
     doc = to_json(result, unroll=args.unroll)
     texts: dict[str, str] = {}
     if args.simulate:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from kerncraft.errors import AssemblyError, SourceLocation, UnknownInstructionError
 from kerncraft.incore.depgraph import (CriticalPath, DepEdge, DepGraph, build_graph,
@@ -133,7 +133,8 @@ def _per_chain_share(chain: DependencyChain, edges: Sequence[DepEdge], size: int
 
 
 def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlow], model: Any,
-                    balance: PortBalance, alignment: int | None, isa: str
+                    balance: PortBalance, alignment: int | None, isa: str,
+                    register_values: Mapping[str, int] | None = None
                     ) -> tuple[Any, dict[str, float], float, tuple[str, ...]]:
     """(line-split estimate, port totals, throughput, bottleneck ports): the balance's
     own, plus the split cycles of the body's addresses when an ``alignment`` is given
@@ -141,9 +142,10 @@ def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlo
     unchanged = (None, balance.port_totals, balance.throughput, balance.bottleneck_ports)
     if alignment is None or isa.lower().startswith(("aarch64", "arm")):
         return unchanged
-    from kerncraft.incore.linesplit import address_line_splits, port_cycles_with_splits
+    from kerncraft.incore.addresssplit import address_line_splits
+    from kerncraft.incore.linesplit import port_cycles_with_splits
     splits = address_line_splits(instructions, flows, getattr(model, "line_split", ()) or (),
-                                 alignment)
+                                 alignment, register_values=register_values)
     if splits is None or not splits.per_port:
         return (splits,) + unchanged[1:]
     totals = port_cycles_with_splits(balance.port_totals, splits)
@@ -155,7 +157,8 @@ def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlo
 
 def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = False,
             ignore_unknown: bool = False, dataflow: DataflowFn | None = None,
-            split_alignment: int | None = None) -> InCoreAnalysis:
+            split_alignment: int | None = None,
+            register_values: Mapping[str, int] | None = None) -> InCoreAnalysis:
     """Analyse a loop body (one assembly iteration) against a port model.
 
     ``model`` needs ``lookup(instr) -> InstructionCost | None`` and ``ports``;
@@ -166,8 +169,10 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     unless ``ignore_unknown`` (then they count as zero uops and zero latency).
     ``split_alignment`` (bytes, 0 = unknown) adds the cache-line splits of the body's
     vector accesses under that alignment of their address registers
-    (:func:`kerncraft.incore.linesplit.address_line_splits`); None (default, and the ECM
-    pipeline, which derives them from the kernel) adds none.
+    (:func:`kerncraft.incore.addresssplit.address_line_splits`); None (default, and the ECM
+    pipeline, which derives them from the kernel) adds none. ``register_values`` gives
+    the entry value modulo 64 of registers whose placement is known (``{"rsi": 8}``);
+    they override ``split_alignment`` for those registers.
     """
     instructions = tuple(instructions)
     arch = _arch_name(model)
@@ -206,7 +211,7 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         from kerncraft.incore.linesplit import vector_access_profile
         vector_accesses = vector_access_profile(instructions)
     splits, port_totals, throughput, bottleneck = _address_splits(
-        instructions, flows, model, balance, split_alignment, isa)
+        instructions, flows, model, balance, split_alignment, isa, register_values)
     return InCoreAnalysis(
         arch=arch, instructions=instructions, costs=costs,
         port_pressure=balance.per_instruction, port_totals=port_totals,

@@ -31,7 +31,7 @@ A triangular nest, a loop bound that is not a number after binding, or an
 innermost loop that does not count up by one falls back to uniformly
 distributed start addresses (a multiple of the element size), and says so.
 
-Without a kernel (``kerncraft-incore FILE.s``), :func:`address_line_splits`
+Without a kernel (``kerncraft-incore FILE.s``), :func:`kerncraft.incore.addresssplit.address_line_splits`
 derives the share from the addresses of the assembly itself: every packed vector
 access is ``base + index*scale + displacement``, followed through the loop's
 pointer increments (:func:`kerncraft.incore.memdeps.memory_accesses`), so its
@@ -59,7 +59,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["VectorAccess", "SplitCost", "LineSplitRow", "LineSplitEstimate",
            "vector_access_profile", "split_fractions", "estimate_line_splits", "AccessSplit",
-           "address_line_splits", "port_cycles_with_splits"]
+           "port_cycles_with_splits"]
 
 VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
 # Packed accesses (kerncraft.incore.x86.vectors.packed_access_bytes) that still move no
@@ -102,7 +102,7 @@ class LineSplitRow:
 
 @dataclass(frozen=True)
 class AccessSplit:
-    """One packed vector access of the loop body (:func:`address_line_splits`):
+    """One packed vector access of the loop body (:func:`kerncraft.incore.addresssplit.address_line_splits`):
     ``offset`` bytes past the assumed alignment in the first iteration and
     ``advance`` bytes per iteration (None: not followed, uniform starts assumed)."""
 
@@ -362,90 +362,6 @@ def port_cycles_with_splits(port_totals: Mapping[str, float],
 
 # element size of a packed mnemonic (for uniform starts): ...pd/...q/...64 8 B, ...ps/
 # ...d/...32 4 B, ...w/...16 2 B, else bytes
-_ELEMENT_BYTES = ((re.compile(r"(pd|q|64)$"), 8), (re.compile(r"(ps|d|32)$"), 4),
-                  (re.compile(r"(w|16)$"), 2))
-
-
-def _element_bytes(ins: Any) -> int:
-    from kerncraft.incore.x86.semantics import mnemonic_core
-    core = mnemonic_core(ins.mnemonic)
-    return next((size for pattern, size in _ELEMENT_BYTES if pattern.search(core)), 1)
-
-
-def _address_fraction(offset: int, advance: int, width: int, alignment: int,
-                      line: int) -> float:
-    """Share of the accesses at ``s + offset + k*advance`` that cross a line, exact over
-    one period of ``k`` and every start ``s`` a multiple of ``alignment`` allows."""
-    step = min(alignment, line)
-    starts = _residues(range(line // step), step, line)
-    period = line // math.gcd(line, advance % line)     # gcd(line, 0) = line: 1 iteration
-    walk = _combine(_residues(range(period), advance, line), Counter({offset % line: 1}), line)
-    dist = _combine(starts, walk, line)
-    return sum(n for r, n in dist.items() if r + width > line) / sum(dist.values())
-
-
-def _offset_and_advance(access: Any) -> tuple[int, int] | None:
-    """(displacement, bytes per iteration) of a memdeps access whose address is the
-    entry values of registers and symbols plus a constant, moving by a constant."""
-    if any(sym.startswith("t:") for sym in access.address.symbols()):
-        return None                          # computed from a load or the like
-    if access.stride is None or not access.stride.is_const:
-        return None
-    return access.address.const, access.stride.const
-
-
-def _access_split(access: Any, ins: Any, width: int, alignment: int, line: int
-                  ) -> AccessSplit:
-    from kerncraft.incore.memdeps import memory_key
-    known = _offset_and_advance(access) if alignment else None
-    if known is None:
-        fraction = _uniform_fraction(_element_bytes(ins), width, line)
-        return AccessSplit(ins.line_number, access.kind, width, memory_key(access.mem),
-                           None, None, fraction)
-    offset, advance = known
-    return AccessSplit(ins.line_number, access.kind, width, memory_key(access.mem), offset,
-                       advance, _address_fraction(offset, advance, width, alignment, line))
-
-
-def address_line_splits(instructions: Sequence[Any], flows: Sequence[Any],
-                        costs: Sequence[SplitCost], alignment: int, line_size: int = 64
-                        ) -> LineSplitEstimate | None:
-    """Line splits of an x86 loop body from its own addresses (see the module doc):
-    ``alignment`` in bytes (a power of two) of every address register and symbol at
-    loop entry, 0 if unknown. None when the body has no packed vector access."""
-    from kerncraft.incore.memdeps import memory_accesses
-    from kerncraft.incore.x86.vectors import packed_access_bytes
-    if alignment < 0 or alignment & (alignment - 1):
-        raise ValueError(f"alignment must be 0 (unknown) or a power of two, got {alignment}")
-    found = []
-    for access in memory_accesses(flows, instructions):
-        ins = instructions[access.instruction]
-        width = packed_access_bytes(ins)
-        # a broadcast operand reads one element, not a vector
-        if width and not access.mem.broadcast and not _NOT_CONTIGUOUS.search(ins.mnemonic):
-            found.append(_access_split(access, ins, width, alignment, line_size))
-    if not found:
-        return None
-    table = {(c.kind, c.vector_bytes): c for c in costs}
-    groups: dict[tuple[str, int], list[float]] = {}
-    for a in found:
-        groups.setdefault((a.kind, a.vector_bytes), []).append(a.fraction)
-    rows = tuple(LineSplitRow(kind, width, len(f), sum(f) / len(f), table.get((kind, width)))
-                 for (kind, width), f in sorted(groups.items()))
-    return LineSplitEstimate(line_size, rows, _address_assumption(found, alignment), tuple(found))
-
-
-def _address_assumption(found: Sequence[AccessSplit], alignment: int) -> str:
-    if not alignment:
-        return "alignment unknown: vector start addresses uniform over the element size"
-    text = (f"address registers and symbols {alignment}-B aligned at loop entry, "
-            "addresses followed through the loop's increments")
-    unknown = sum(a.advance is None for a in found)
-    if unknown:
-        text += f"; {unknown} access(es) not followed: uniform start addresses"
-    return text
-
-
 def costs_from_table(table: Mapping[str, Any] | None, ports: Sequence[str], where: str
                      ) -> tuple[SplitCost, ...]:
     """Decode a database's ``line_split`` mapping: ``{load|store: {xmm|ymm|zmm:
