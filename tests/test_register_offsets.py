@@ -90,3 +90,61 @@ def test_cli_register_offset(capsys, tmp_path):
     with pytest.raises(SystemExit):
         cli.main([str(path), "--arch", "CSX", "--register-offset", "rax"])
     assert "expected REG=BYTES" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ 4K aliasing
+
+ALIAS = """.L3:
+\tvmovupd\t-8(%rsi,%rax), %zmm0
+\tvmovupd\t%zmm0, (%rdi,%rax)
+\taddq\t$64, %rax
+\tcmpq\t%rax, %rdx
+\tjne\t.L3
+"""
+
+
+def alias_notes(text: str, addresses: dict) -> list[str]:
+    res = analyze_text(text, "ZEN5", split_alignment=64, register_addresses=addresses)
+    return [n for n in res.notes if n.startswith("4K aliasing")]
+
+
+def test_load_overlapping_the_previous_store_modulo_4096():
+    """rsi and rdi at the same page offset: the load of iteration k+1 reads bytes
+    -8 + 64 = 56 .. 119 past the page offset of the store of iteration k (0 .. 63):
+    overlap, one iteration apart. Different registers, so no memory dependency."""
+    notes = alias_notes(ALIAS, {"rsi": 0x10000, "rdi": 0x25000, "rax": 0})
+    assert len(notes) == 1
+    assert "load of line 2" in notes[0] and "store of line 3 1 iteration earlier" in notes[0]
+
+
+def test_shifted_by_one_element_no_overlap():
+    """rsi 8 B further (the thesis' a + 1): the load of iteration k+1 starts at 64, right
+    after the store of iteration k; the same iteration's store comes after the load."""
+    assert alias_notes(ALIAS, {"rsi": 0x10008, "rdi": 0x25000, "rax": 0}) == []
+
+
+def test_same_iteration_store_before_load():
+    """Store first, then a load at the same page offset through another register: the
+    load overlaps the store of its own iteration."""
+    text = ALIAS.replace("\tvmovupd\t-8(%rsi,%rax), %zmm0\n", "").replace(
+        "\taddq", "\tvmovupd\t(%rsi,%rax), %zmm1\n\taddq")
+    notes = alias_notes(text, {"rsi": 0x10000, "rdi": 0x25000, "rax": 0})
+    assert len(notes) == 1 and "in the same iteration" in notes[0]
+
+
+def test_offsets_alone_do_not_claim_aliasing():
+    """--register-offset values (modulo 64) say nothing about page offsets: no note, and
+    an address with a register without a full value is not compared."""
+    res = analyze_text(ALIAS, "ZEN5", split_alignment=64,
+                       register_values={"rsi": 0, "rdi": 0, "rax": 0})
+    assert not [n for n in res.notes if n.startswith("4K aliasing")]
+    assert alias_notes(ALIAS, {"rsi": 0x10000, "rdi": 0x25000}) == []
+
+
+def test_cli_register_value(capsys, tmp_path):
+    path = tmp_path / "a.s"
+    path.write_text(ALIAS)
+    assert cli.main([str(path), "--arch", "ZEN5", "--register-value", "rsi=0x10000",
+                     "--register-value", "rdi=0x25000", "--register-value", "rax=0"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "4K aliasing: the load of line 2" in out

@@ -15,8 +15,8 @@ compares the measured cycles per assembly iteration with ``kerncraft-incore`` un
 
 * the default assumption (``--alignment 64``: every address register line-aligned at
   loop entry), and
-* the real entry values of the loop's registers (``--register-offset``), read with gdb
-  at the first entry into the loop.
+* the real entry values of the loop's registers (``--register-value``), read with gdb
+  at the first entry into the loop (line splits, and the 4K-aliasing notes).
 
 Needs gcc, gdb and objdump; pinned measurement (``chrt -f 50`` where allowed).
 
@@ -119,10 +119,12 @@ def predicted(asm: str, arch: str, values: dict[str, int] | None
     """(static prediction, simulated cycles, split shares) per assembly iteration."""
     from kerncraft.incore.analysis import analyze_text, load_model
     from kerncraft.incore.simulator_report import simulate
-    res = analyze_text(asm, arch, split_alignment=64,
-                       register_values={r: v % 64 for r, v in values.items()} if values else None)
+    res = analyze_text(asm, arch, split_alignment=64, register_addresses=values)
     split = res.line_splits
     share = ", ".join(f"{r.kind} {r.fraction:.0%}" for r in split.rows) if split else "-"
+    aliases = sum(n.startswith("4K aliasing") for n in res.notes)
+    if aliases:
+        share += f"; 4K aliasing note x{aliases}"
     return res.prediction, simulate(res, load_model(arch)).cycles_per_iteration, share
 
 
@@ -156,7 +158,7 @@ def layout_table(tmp: Path, opts: argparse.Namespace, hz: float) -> None:
     from incore_validation import locate_loop
     from kerncraft.incore.analysis import analyze_text
     print("| width | layout | N | measured | default (64-B aligned) | err % "
-          "| entry registers | err % | simulated (entry) | err % | split share (entry) |")
+          "| entry registers | err % | simulated (entry) | err % | splits, notes (entry) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     errors: dict[str, list[float]] = {"default": [], "entry": [], "simulated": []}
     for width, (_, simd) in WIDTHS.items():

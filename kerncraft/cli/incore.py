@@ -3,6 +3,7 @@
     kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
                      [--fixed] [--ignore-unknown] [--unroll N] [--simulate [--rows N]]
                      [--alignment BYTES|none] [--register-offset REG=BYTES ...]
+                     [--register-value REG=ADDRESS ...]
 
 Database tools (:mod:`kerncraft.build.dbcheck`, :mod:`kerncraft.bench.microbench`)::
 
@@ -83,11 +84,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="known entry value of an address register modulo 64, e.g. rsi=8 for a "
                         "pointer 8 B past a cache-line start (repeatable; overrides "
                         "--alignment for that register)")
+    p.add_argument("--register-value", type=_register_offset, action="append", default=[],
+                   metavar="REG=ADDRESS",
+                   help="full entry value of an address register (e.g. rsi=0x406010, as a "
+                        "debugger shows it at the loop's first instruction): counts as "
+                        "--register-offset and also reports loads that overlap an earlier "
+                        "store in the low 12 bits (4K aliasing)")
     return p
 
 
 def _register_offset(text: str) -> tuple[str, int]:
-    """``--register-offset``: ``REG=BYTES`` with an x86 general-purpose register."""
+    """``--register-offset`` / ``--register-value``: ``REG=INTEGER`` with an x86
+    general-purpose register."""
     from kerncraft.incore.addresssplit import register_root
     name, sep, value = text.partition("=")
     try:
@@ -173,7 +181,8 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], objec
     model = resolve_model(args.arch)
     result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
                           ignore_unknown=args.ignore_unknown, split_alignment=args.alignment,
-                          register_values=dict(args.register_offset) or None)
+                          register_values=dict(args.register_offset) or None,
+                          register_addresses=dict(args.register_value) or None)
     doc = to_json(result, unroll=args.unroll)
     texts: dict[str, str] = {}
     if args.simulate:

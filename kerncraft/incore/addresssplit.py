@@ -19,7 +19,7 @@ from kerncraft.incore.linesplit import (_NOT_CONTIGUOUS, AccessSplit, LineSplitE
                                         LineSplitRow, SplitCost, _combine, _residues,
                                         _uniform_fraction)
 
-__all__ = ["address_line_splits", "register_root"]
+__all__ = ["address_line_splits", "register_root", "four_k_aliases"]
 
 
 _ELEMENT_BYTES = ((re.compile(r"(pd|q|64)$"), 8), (re.compile(r"(ps|d|32)$"), 4),
@@ -143,3 +143,61 @@ def _address_assumption(found: Sequence[AccessSplit], alignment: int,
     if unknown:
         text += f"; {unknown} access(es) not followed: uniform start addresses"
     return text
+
+
+#: Page offset bits a load is compared on before its full address is known.
+ALIAS_BITS = 12
+#: Later iterations searched for a 4K-aliasing overlap (a store stays in the store
+#: buffer for some dozens of cycles; farther overlaps are not reported).
+ALIAS_WINDOW = 16
+
+
+def four_k_aliases(instructions: Sequence[Any], flows: Sequence[Any],
+                   register_values: Mapping[str, int]) -> list[str]:
+    """Notes on loads that overlap an earlier store in the low 12 address bits while
+    addressed through other registers ("4K aliasing": the core holds the load back until
+    the store's full address shows that they differ). Only accesses whose registers all
+    have known entry values (``register_values``, full addresses) are compared; both must
+    move by the same bytes per iteration. The nearest overlap within
+    :data:`ALIAS_WINDOW` iterations is reported."""
+    from kerncraft.incore.memdeps import memory_accesses
+    page = 1 << ALIAS_BITS
+    values = {register_root(r): int(v) % page for r, v in register_values.items()}
+    exact = []
+    for access in memory_accesses(flows, instructions):
+        known = _offset_and_advance(access)
+        added, complete = _known_start(access, values) if known else (0, False)
+        if known and complete and access.width:
+            exact.append((access, (known[0] + added) % page, known[1]))
+    notes = []
+    for load, at, advance in (e for e in exact if e[0].kind == "load"):
+        for store, st_at, st_advance in (e for e in exact if e[0].kind == "store"):
+            if store.address.terms == load.address.terms or st_advance != advance:
+                continue        # same registers: a real dependency (memdeps) or none
+            j = _first_alias(at - st_at, advance, load.width, store.width,
+                             first=0 if load.instruction > store.instruction else 1)
+            if j is not None:
+                notes.append(_alias_note(instructions, load, store, j))
+    return notes
+
+
+def _first_alias(distance: int, advance: int, load_width: int, store_width: int,
+                 first: int) -> int | None:
+    """Smallest j >= first with the load of iteration k + j overlapping the store of
+    iteration k modulo the page (``distance`` = load - store address in one iteration)."""
+    page = 1 << ALIAS_BITS
+    for j in range(first, ALIAS_WINDOW + 1):
+        diff = (distance + j * advance + page // 2) % page - page // 2
+        if -load_width < diff < store_width:
+            return j
+    return None
+
+
+def _alias_note(instructions: Sequence[Any], load: Any, store: Any, j: int) -> str:
+    when = "in the same iteration" if j == 0 else \
+        f"{j} iteration{'s' if j > 1 else ''} earlier"
+    return (f"4K aliasing: the load of line {instructions[load.instruction].line_number} "
+            f"overlaps, in the low {ALIAS_BITS} address bits, the store of line "
+            f"{instructions[store.instruction].line_number} {when} (other registers; "
+            "the core may hold the load until the store's address is known in full); "
+            "not in the prediction")

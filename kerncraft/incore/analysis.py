@@ -158,7 +158,8 @@ def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlo
 def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = False,
             ignore_unknown: bool = False, dataflow: DataflowFn | None = None,
             split_alignment: int | None = None,
-            register_values: Mapping[str, int] | None = None) -> InCoreAnalysis:
+            register_values: Mapping[str, int] | None = None,
+            register_addresses: Mapping[str, int] | None = None) -> InCoreAnalysis:
     """Analyse a loop body (one assembly iteration) against a port model.
 
     ``model`` needs ``lookup(instr) -> InstructionCost | None`` and ``ports``;
@@ -172,8 +173,12 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     (:func:`kerncraft.incore.addresssplit.address_line_splits`); None (default, and the ECM
     pipeline, which derives them from the kernel) adds none. ``register_values`` gives
     the entry value modulo 64 of registers whose placement is known (``{"rsi": 8}``);
-    they override ``split_alignment`` for those registers.
+    they override ``split_alignment`` for those registers. ``register_addresses`` are
+    full entry values (addresses): they also count for the splits, and loads that overlap
+    an earlier store through other registers in the low 12 bits get a 4K-aliasing note.
     """
+    if register_addresses:
+        register_values = {**(register_values or {}), **register_addresses}
     instructions = tuple(instructions)
     arch = _arch_name(model)
     costs = tuple(model.lookup(ins) for ins in instructions)
@@ -212,6 +217,9 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         vector_accesses = vector_access_profile(instructions)
     splits, port_totals, throughput, bottleneck = _address_splits(
         instructions, flows, model, balance, split_alignment, isa, register_values)
+    if register_addresses and not isa.lower().startswith(("aarch64", "arm")):
+        from kerncraft.incore.addresssplit import four_k_aliases
+        notes += four_k_aliases(instructions, flows, register_addresses)
     return InCoreAnalysis(
         arch=arch, instructions=instructions, costs=costs,
         port_pressure=balance.per_instruction, port_totals=port_totals,
