@@ -179,8 +179,9 @@ def format_report(result: InCoreResult, *, unroll: int | None = None, width: int
         fused = sum(getattr(result, "fused_uops", ()) or ())
         out.append(f"Front end: {result.frontend:.2f} cy ({fused} fused-domain uops)")
     out += _split_lines(result)
-    for note in result.notes:
-        out.append(f"Note: {note}")
+    for note in result.notes:     # long notes (memory dependencies, 4K aliasing) wrapped
+        out += textwrap.wrap(f"Note: {note}", 100, subsequent_indent="  ",
+                             break_on_hyphens=False)
     out.append("")
     out.append(summary_line(result))
     if unroll and unroll != 1:
