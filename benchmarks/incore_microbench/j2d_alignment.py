@@ -22,7 +22,7 @@ Needs gcc, gdb and objdump; pinned measurement (``chrt -f 50`` where allowed).
 
 Usage::
 
-    python benchmarks/incore_microbench/j2d_alignment.py [--cpu 1] [--arch ZEN5]
+    python benchmarks/incore_microbench/j2d_alignment.py [--cpu 1] [--arch DB]
     python benchmarks/incore_microbench/j2d_alignment.py --placement   # code placement
 
 Results: ``RESULTS-zen5.md`` beside this script (section "J2D as the thesis measured it").
@@ -139,11 +139,17 @@ def main() -> None:
     from kerncraft.bench.microbench import calibrated_clock
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cpu", type=int, default=1)
-    ap.add_argument("--arch", default="ZEN5", help="database of the host's core")
+    ap.add_argument("--arch", default=None,
+                    help="in-core database (default: the one of this host's core, from CPUID)")
     ap.add_argument("--placement", action="store_true",
                     help="instead: the SSE build in the thesis layout with its loop placed at "
                          "each multiple of 8 B in a 64-B code block")
     opts = ap.parse_args()
+    if opts.arch is None:
+        from kerncraft.bench.topology import host_incore_model
+        opts.arch = host_incore_model()
+        if opts.arch is None:
+            raise SystemExit("this host's core has no in-core database; pass --arch")
     hz = calibrated_clock(opts.cpu)
     print(f"core clock {hz / 1e9:.2f} GHz; cycles per assembly iteration; predictions of "
           f"kerncraft-incore --arch {opts.arch}\n")
