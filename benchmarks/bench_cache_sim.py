@@ -33,7 +33,7 @@ from pathlib import Path
 
 import kerncraft
 from kerncraft.cache.sim_predictor import predict_traffic_sim
-from kerncraft.cache.simulator import CacheSimulator
+from kerncraft.cache.cache_sim import CacheSimulator
 from kerncraft.cache.traffic import transfer_volumes
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"

@@ -1,4 +1,4 @@
-"""Wall time of the cycle-level simulator (kerncraft/incore/simulator.py) on a
+"""Wall time of the cycle-level simulator (kerncraft/incore/cycle_sim.py) on a
 200-instruction loop body (issue 11: under 0.5 s).
 
     python benchmarks/bench_simulator.py [--repeat 5]
@@ -17,8 +17,8 @@ import argparse
 import time
 
 from kerncraft.incore.analysis import analyze, load_model
-from kerncraft.incore.simulator import build_program, run_simulation
-from kerncraft.incore.simulator_report import config_for, simulate
+from kerncraft.incore.cycle_sim import build_program, run_simulation
+from kerncraft.incore.bottleneck_sim import config_for, simulate
 from kerncraft.incore.x86.parser import parse_x86
 
 

@@ -10,7 +10,7 @@ point, no pyenv shim), wall time, median of ``--repeat`` runs, with an empty
 cache directory filled by one unmeasured cold run first. Two kinds of warm run:
 
 * **repeat**: the same command again -- served from the point cache
-  (``kerncraft.pointcache``), what the issue's goals ask for;
+  (``kerncraft.memo.reports``), what the issue's goals ask for;
 * **new -D**: warm caches (compiler, in-core results, databases) but -D values not
   seen before (a different point per repetition): the models run, so sympy and
   pycparser are imported and the kernel is analysed again. The new value is M of
@@ -343,7 +343,7 @@ def render(rows, floor, sympy, imports, sweep_wall, profile, opts) -> str:
         "time on a quiet one.", "",
         *table, "",
         "*repeat run*: the same command again, answered from the point cache "
-        "(`kerncraft/pointcache.py`; `kerncraft-incore`: its output cache). *new -D / new "
+        "(`kerncraft/memo/reports.py`; `kerncraft-incore`: its output cache). *new -D / new "
         "loop*: warm compiler, in-core and database caches, but -D values (or an assembly "
         "text) not seen before, so the models run.", "",
         f"Anchors: {anchors(opts)}. The SIM sweep runs with `-j` = the CPUs this process may "
@@ -397,7 +397,7 @@ HISTORY = """## History
 
 * Before issue 13 (same VM, quiet): warm `-p ECM` 0.68-0.83 s, of which `import sympy`
   0.36 s and kerncraft's own imports 0.18 s; a 50-point sweep 1.15-1.2 s. The in-core
-  result cache (`kerncraft/incore/result_cache.py`) had removed the assembly parser and
+  result cache (`kerncraft/memo/incore_analyses.py`) had removed the assembly parser and
   networkx from warm ECM runs; the port-model databases are read from a JSON form keyed by
   the YAML's hash (`kerncraft/incore/dbfile.py`) and never parsed as YAML on a warm run.
 * `bench_ecm_wall.py` (cold/warm/sweep of one ECM case, with `-X importtime`) and

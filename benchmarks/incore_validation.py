@@ -10,7 +10,7 @@ For every (kernel, flags) case:
    (iterations per assembly iteration) and analyses it. Prediction =
    max(TP, LCD, front end) cycles per assembly iteration.
 2. **Benchmark** -- the same kernel as a benchmark program
-   (``kerncraft.bench.program.build_benchmark``: ``codegen.generate_c(...,
+   (``kerncraft.benchmark.program.build_benchmark``: ``codegen.generate_c(...,
    for_benchmark=True)`` + ``codegen.SUPPORT_C`` + warm-up phase), with sizes such
    that everything the nest touches fits into the 48 KiB L1. Its assembly is
    compiled as well and its innermost loop compared with the analysed one (the
@@ -20,7 +20,7 @@ For every (kernel, flags) case:
    ``--min-time`` (0.2 s), min(wall, CPU time), best of ``--passes`` (5) passes over
    all cases (other jobs on the shared VM disturb single runs by up to 20 %).
    Seconds become cycles with the core clock calibrated by
-   ``kerncraft.bench.clock.calibrate_clock`` (dependent-add chain; the core
+   ``kerncraft.measure.clock.calibrate_clock`` (dependent-add chain; the core
    clock is not the TSC: 3.49 vs 2.79 GHz on this host). Loops with 512-bit
    instructions may run at a lower (AVX-512 licence) clock; for them the table
    also gives the cycles at the clock measured while AVX-512 code runs
@@ -144,14 +144,14 @@ def _loop_keys(instructions) -> list[str]:
 
 def locate_loop(executable, instructions) -> tuple[int, int] | None:
     """(start address, bytes) of the selected loop in the linked executable
-    (:func:`kerncraft.bench.loopsite.locate_loop` on objdump's output).
+    (:func:`kerncraft.benchmark.loopsite.locate_loop` on objdump's output).
 
     Why: on this host the front end delivers one 64-byte block of code per
     cycle, so a loop body that straddles a 64-byte boundary needs at least two
     cycles per iteration. The assembly text does not show where the linker puts
     the loop; objdump does.
     """
-    from kerncraft.bench.loopsite import locate_loop as find
+    from kerncraft.benchmark.loopsite import locate_loop as find
 
     try:
         text = _run(["objdump", "-d", "--no-show-raw-insn", str(executable)])
@@ -176,11 +176,11 @@ def split_fractions(kernel, simd: int) -> tuple[float, float]:
 def run_case(row: Row, machine, db, clock_hz: float, cpu: int, min_time: float,
              runs: int, realtime: bool) -> Row:
     import kerncraft
-    from kerncraft.build.asm_block import select_block
-    from kerncraft.bench.program import benchmark_source, build_benchmark
+    from kerncraft.compilation.asm_block import select_block
+    from kerncraft.benchmark.program import benchmark_source, build_benchmark
     from kerncraft.cache.traffic import iterations_per_cacheline
-    from kerncraft.build.codegen import program_arguments
-    from kerncraft.build.compiler import compile_to_assembly
+    from kerncraft.compilation.codegen import program_arguments
+    from kerncraft.compilation.compiler import compile_to_assembly
     from kerncraft.incore.analysis import analyze
     from kerncraft.incore.x86.parser import parse_x86
     from kerncraft.models.incore_prediction import predict_incore
@@ -315,7 +315,7 @@ def main(argv=None) -> int:
         return 0
 
     import kerncraft
-    from kerncraft.bench.clock import calibrate_clock, measure_fma_throughput
+    from kerncraft.measure.clock import calibrate_clock, measure_fma_throughput
     from kerncraft.incore.database import load_database
 
     realtime = not args.no_realtime and shutil.which("chrt") is not None

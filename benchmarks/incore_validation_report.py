@@ -96,7 +96,7 @@ def write_report(rows, clocks, args, elapsed, loops) -> str:
              "line-split cycles (the database's `line_split`), LCD = loop-carried dependency, "
              "FE = fused-domain uops / rename width. *simulated*: the cycle-level simulation "
              "(`-i kerncraft-sim`) of the same loop.",
-             "* Measurement: the generated benchmark (`kerncraft.bench.program.build_benchmark`: "
+             "* Measurement: the generated benchmark (`kerncraft.benchmark.program.build_benchmark`: "
              "`codegen.generate_c(for_benchmark=True)` + `codegen.SUPPORT_C`, warm-up phase), "
              f"pinned to CPU {args.cpu} with `taskset`"
              + (" under `chrt -f 50`" if not args.no_realtime else "")

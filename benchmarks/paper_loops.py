@@ -10,7 +10,7 @@ analysed with the product's API, as ``kerncraft-incore --arch ARCH [--simulate]`
   :mod:`kerncraft.incore.markers`), prediction = ``result.prediction`` =
   max(TP, LCD, front end) cycles per assembly iteration; line splits of vector
   accesses with the CLI's default ``--alignment 64``;
-* *simulated*: :func:`kerncraft.incore.simulator_report.simulate` on that analysis
+* *simulated*: :func:`kerncraft.incore.bottleneck_sim.simulate` on that analysis
   (the ``--simulate`` engine);
 * *static, alignment unknown*: the static prediction with ``--alignment none``
   (uniform start addresses; a diagnostic column, not scored as an engine);
@@ -111,7 +111,7 @@ def load_loops(path: Path) -> list[Loop]:
 def analyse(loop: Loop, examples: Path, models: dict, simulate_too: bool) -> None:
     """Fill the static (and simulated) prediction of one loop."""
     from kerncraft.incore.analysis import analyze_text, load_model
-    from kerncraft.incore.simulator_report import simulate
+    from kerncraft.incore.bottleneck_sim import simulate
 
     model = models.get(loop.arch)
     if model is None:

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import kerncraft
 from kerncraft.incore.analysis import load_model
-from kerncraft.incore.simulator import run_simulation
-from kerncraft.incore.simulator_report import _program, config_for
+from kerncraft.incore.cycle_sim import run_simulation
+from kerncraft.incore.bottleneck_sim import _program, config_for
 from kerncraft.incore.split_uops import with_split_uops
 from kerncraft.models.incore_prediction import predict_incore
 from kerncraft.models.row_overlap import row_length

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kerncraft.errors import KerncraftError
 from kerncraft.incore.analysis import analyze_text, load_model
-from kerncraft.incore.simulator_report import simulate
+from kerncraft.incore.bottleneck_sim import simulate
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 DIRS = ("asm_papers", "asm", "asm_memdeps", "asm_aarch64")

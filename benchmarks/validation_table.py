@@ -1,6 +1,6 @@
 """Validation table (kept for the commands in RESULTS-validation.md): now ``kerncraft-validate``.
 
-Sizes come from the machine file (kerncraft/bench/validate_sizes.py); pass the machine
+Sizes come from the machine file (kerncraft/validation/sizes.py); pass the machine
 file of this host with ``-m`` (``machine-files/ICX-VM.yml`` and ``ZEN5-VM.yml`` describe
 the development VMs of earlier sessions). Every option of ``kerncraft-validate --help``
 works here too.

@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 
 import kerncraft
-from kerncraft.bench.validate_sizes import working_set
+from kerncraft.validation.sizes import working_set
 from kerncraft.incore.analysis import analyze_text
 from kerncraft.report.plot import draw
 from kerncraft.report.plotdata import (ecm_sweep_plot, port_pressure_plot, roofline_plot,

@@ -4,7 +4,7 @@
 returns its typed result (:mod:`kerncraft.models.results`); :func:`sweep` runs
 it over the cartesian product of constant values and returns one
 :class:`SweepRow` per point. The command line does the same through
-:func:`kerncraft.models.registry.run_models`.
+:func:`kerncraft.runner.run.run_models`.
 
 >>> import kerncraft
 >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECMData",
@@ -137,7 +137,7 @@ def _model_function(name: str) -> Callable[..., Any]:
 
 def _measure(kernel, machine, options: AnalysisOptions):
     """``Benchmark``: measure the kernel on this host (a BenchmarkResult)."""
-    from kerncraft.bench.benchmark import run_benchmark
+    from kerncraft.benchmark.kernel_run import run_benchmark
 
     return run_benchmark(kernel, machine, cores=options.cores, compiler=options.compiler,
                          flags=options.compiler_flags, predictor=options.cache_predictor)

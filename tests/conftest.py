@@ -8,7 +8,7 @@ import pytest
 def _no_report_cache(monkeypatch):
     """Reports stored by one test must not be read by another that patches kerncraft's
     functions (same command line, other numbers): the report caches of
-    kerncraft.pointcache are off unless a test turns them on with ``report_cache``."""
+    kerncraft.memo.reports are off unless a test turns them on with ``report_cache``."""
     monkeypatch.setenv("KERNCRAFT_NO_REPORT_CACHE", "1")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.build.asm_block_aarch64 import flops
+from kerncraft.compilation.asm_block_aarch64 import flops
 from kerncraft.incore.aarch64 import parse_aarch64
 from kerncraft.incore.analysis import analyze_text
 

@@ -274,8 +274,8 @@ def test_recorded_main_loop_of_gcc_triad():
 def cross_compiled() -> dict:
     """gcc -O2/-O3 -mcpu=thunderx2t99 output of every bundled kernel, through the
     pipeline's code generator and compiler driver (compiled in parallel)."""
-    from kerncraft.build.codegen import generate_c
-    from kerncraft.build.compiler import compile_to_assembly
+    from kerncraft.compilation.codegen import generate_c
+    from kerncraft.compilation.compiler import compile_to_assembly
     from kerncraft.kernel.parser import parse_kernel
 
     def one(job):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.build.codegen import generate_c
+from kerncraft.compilation.codegen import generate_c
 from kerncraft.cli.kerncraft import build_parser
 from kerncraft.errors import KerncraftError
 from kerncraft.kernel.parser import parse_kernel

@@ -119,8 +119,7 @@ def test_sweep_analyses_what_does_not_depend_on_the_sizes_once(monkeypatch):
 def test_benchmark_model_measures_with_the_options(monkeypatch):
     """analyze(model="Benchmark") hands cores, compiler and predictor to the measurement
     and returns its BenchmarkResult (a stand-in here: no timing on a test machine)."""
-    from kerncraft.bench import benchmark as bm
-
+    from kerncraft.benchmark import kernel_run as bm
     calls = []
     monkeypatch.setattr(bm, "run_benchmark", lambda kernel, machine, **kw: calls.append(
         (kernel.bindings, kw)) or "measured")

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft.build.asm_block import BlockSelection, analyze_candidates, format_candidates, select_block
-from kerncraft.build.codegen import generate_c
-from kerncraft.build.compiler import compile_to_assembly
+from kerncraft.compilation.asm_block import BlockSelection, analyze_candidates, format_candidates, select_block
+from kerncraft.compilation.codegen import generate_c
+from kerncraft.compilation.compiler import compile_to_assembly
 from kerncraft.errors import AssemblyError
 from kerncraft.incore.x86.parser import parse_x86
 from kerncraft.kernel.parser import parse_kernel

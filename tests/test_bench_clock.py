@@ -13,7 +13,9 @@ import shutil
 
 import pytest
 
-from kerncraft.bench import clock, timing
+from kerncraft.measure import clock
+
+from kerncraft.measure import timing
 from kerncraft.errors import ToolError
 
 needs_x86 = pytest.mark.skipif(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft.bench import likwid
+from kerncraft.measure import likwid
 from kerncraft.errors import ToolError
 
 DATA = Path(__file__).parent / "data" / "likwid"

@@ -20,17 +20,17 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft.bench import program as bench_program
-from kerncraft.bench import timing
+from kerncraft.benchmark import program as bench_program
+from kerncraft.measure import timing
 from kerncraft.cli.kerncraft import main
-from kerncraft.build.compiler import select_compiler
+from kerncraft.compilation.compiler import select_compiler
 from kerncraft.errors import KerncraftError
 from kerncraft.kernel.parser import parse_kernel
 from kerncraft.machine.loader import load_machine
-from kerncraft.bench import benchmark as bm
+from kerncraft.benchmark import kernel_run as bm
 from kerncraft.models.compare import (ComparisonRow, compare_reports, format_comparison,
                                       relative_error)
-from kerncraft.models.registry import ModelReport
+from kerncraft.runner.run import ModelReport
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "kernels"
@@ -52,7 +52,7 @@ def host():
 
 @pytest.fixture(scope="module")
 def clock():
-    from kerncraft.bench.clock import calibrate_clock
+    from kerncraft.measure.clock import calibrate_clock
     return calibrate_clock(duration=0.05, repetitions=3, cpu=bm.choose_cpus(1)[0])
 
 
@@ -203,7 +203,7 @@ def test_cli_benchmark_writes_nothing_beside_kernel_and_cleans_up(tmp_path, monk
 
 @needs_host
 def test_two_cores_run_with_openmp_and_clock_note(host):
-    from kerncraft.bench.clock import ClockCalibration
+    from kerncraft.measure.clock import ClockCalibration
 
     usable = bm.choose_cpus(1)
     if len(os.sched_getaffinity(0)) < 2:
@@ -270,8 +270,7 @@ def test_comparison_rows_and_text_from_stub_reports():
 def test_run_models_reports_measurement_progress_on_stderr(monkeypatch, capsys):
     """A measuring sweep says on stderr which point it is at; a predicting one says
     nothing there."""
-    from kerncraft.models import registry
-
+    from kerncraft.runner import run as registry
     stubs = {"ECM": lambda k, m, a: ModelReport("ECM", "ECM stub", {}),
              "Benchmark": lambda k, m, a: ModelReport("Benchmark", "Benchmark stub",
                                                       {"cycles_per_cl": 10.0})}
@@ -287,8 +286,7 @@ def test_run_models_reports_measurement_progress_on_stderr(monkeypatch, capsys):
 
 
 def test_run_models_prints_and_stores_the_comparison(monkeypatch, tmp_path):
-    from kerncraft.models import registry
-
+    from kerncraft.runner import run as registry
     stubs = {"ECM": lambda k, m, a: ModelReport("ECM", "ECM stub", {
                  "scaling": [{"cores": 1, "cycles_per_cl": 9.0}]}),
              "Benchmark": lambda k, m, a: ModelReport("Benchmark", "Benchmark stub",
@@ -390,7 +388,7 @@ def test_likwid_measurement_from_recorded_output():
     assert values["L2"] == {"loads": 750000, "stores": 250000, "misses": 2000}
     assert values["MEM"]["loads"] == 500                       # both memory channels
     assert values["MEM"]["stores"] == 100                      # '-' (not read) counts as 0
-    from kerncraft.bench.likwid import parse_perfctr_output
+    from kerncraft.measure.likwid import parse_perfctr_output
     assert "other" not in parse_perfctr_output(RECORDED).region_names
 
 

@@ -106,7 +106,7 @@ def test_no_model_is_planned_any_more():
     """Benchmark was the last planned model (it used to answer 'not available yet' with
     exit code 3); now every model the CLI accepts is implemented."""
     from kerncraft.cli.kerncraft import PERFORMANCE_MODELS
-    from kerncraft.models.registry import IMPLEMENTED, PLANNED
+    from kerncraft.runner.run import IMPLEMENTED, PLANNED
 
     assert not PLANNED
     assert set(PERFORMANCE_MODELS) <= set(IMPLEMENTED)

@@ -74,7 +74,7 @@ def test_assembler_errors_are_tool_errors():
 def test_pipeline_note_only_where_the_database_knows_the_block(cache_dir):
     """ICX-VM (ICX database, code_block_bytes 64) with a small -O2 loop: the note; CSX
     (no code_block_bytes): none. The layout survives the persistent result cache."""
-    from kerncraft.incore import result_cache as rc
+    from kerncraft.memo import incore_analyses as rc
     from kerncraft.models import incore_prediction as ip
 
     kernel = kerncraft.parse_kernel((ROOT / "kernels" / "copy.c").read_text(),

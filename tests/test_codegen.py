@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sympy
 
-from kerncraft.build.codegen import (SUPPORT_C, constant_values, generate_c, page_offsets,
+from kerncraft.compilation.codegen import (SUPPORT_C, constant_values, generate_c, page_offsets,
                                program_arguments, stride_constants)
 from kerncraft.errors import KernelError
 from kerncraft.kernel.parser import parse_kernel

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from kerncraft.build import compiler as cc
-from kerncraft.build.compiler import (CompiledAssembly, clean_flags, compile_kernel, compile_to_assembly,
+from kerncraft.compilation import compiler as cc
+from kerncraft.compilation.compiler import (CompiledAssembly, clean_flags, compile_kernel, compile_to_assembly,
                                 select_compiler)
 from kerncraft.errors import ToolError
 
@@ -255,7 +255,7 @@ def test_aarch64_machine_file_gets_the_cross_compiler_on_x86(monkeypatch):
     'armv8.1-a'"), and without a cross compiler the error says what to install."""
     from types import SimpleNamespace
 
-    from kerncraft.build import compiler as cc
+    from kerncraft.compilation import compiler as cc
     from kerncraft.errors import ToolError
 
     machine = SimpleNamespace(isa="AArch64", compilers=(

@@ -1,4 +1,4 @@
-"""CPUID identification (kerncraft/bench/uarch.py), compiler flags (march.py) and the
+"""CPUID identification (kerncraft/measure/uarch.py), compiler flags (march.py) and the
 machine files rendered for recorded /proc/cpuinfo excerpts (tests/data/cpuinfo/).
 
 The expected records, overlap flags and flags are derived by hand from the
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.bench import machine_gen as mg
-from kerncraft.bench.clock import ClockCalibration
-from kerncraft.bench.march import accepts_option, choose_compiler_flags, choose_flags
-from kerncraft.bench.topology import (CacheInfo, HostTopology, identify_microarchitecture,
+from kerncraft.machinegen import generate as mg
+from kerncraft.measure.clock import ClockCalibration
+from kerncraft.measure.march import accepts_option, choose_compiler_flags, choose_flags
+from kerncraft.measure.topology import (CacheInfo, HostTopology, identify_microarchitecture,
                                       parse_cpuinfo)
 from kerncraft.machine.loader import parse_machine_text
 
@@ -103,7 +103,7 @@ def test_rendered_machine_file_has_the_records_facts(name, tmp_path):
     assert machine.in_core_model["kerncraft"] == database
     assert machine.peak_flops_per_cycle("DP") == peak
     assert parse_machine_text(text).isa == "x86"
-    # upstream (kerncraft/bench/upstream_fit.py): the fake gives every kernel the same
+    # upstream (kerncraft/machinegen/upstream_fit.py): the fake gives every kernel the same
     # nominal bandwidth, at 3 GHz per stream and CL of work L1 0.96 cy, L2 1.92, L3 3.84;
     # the figure is the median over the five kernels of link lines / transfer time.
     # Zen (overlapping): the transfer is the level's time; the load kernel's 64/1.92 and
@@ -206,7 +206,8 @@ def test_real_compiler_probe():
 def test_avx512_clock_is_measured_on_intel_only(monkeypatch):
     """Only Intel cores clock down for AVX-512; on Zen 5 the vpaddq zmm chain has a
     latency of 2 and measured half the clock."""
-    from kerncraft.bench import clock, topology
+    from kerncraft.measure import clock
+    from kerncraft.measure import topology
     calls = []
     monkeypatch.setattr(clock, "calibrate_clock", lambda **kw: calls.append(kw) or "cal")
     monkeypatch.setattr(topology, "cpu_flags", lambda: frozenset({"avx512f"}))

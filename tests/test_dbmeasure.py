@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kerncraft.bench import dbmeasure, microbench
-from kerncraft.bench.microbench import FormResult
+from kerncraft.dbtools import form_check as dbmeasure
+
+from kerncraft.dbtools import microbench
+from kerncraft.dbtools.microbench import FormResult
 from kerncraft.incore.analysis import load_model
 
 
@@ -71,7 +73,7 @@ def test_bench_needs_forms_or_kernel_forms(capsys):
 def test_host_database_from_cpuinfo(monkeypatch):
     """The Cascade Lake fixture (6/85/7) uses CSX, the Zen 5 one (26/2) ZEN5."""
     from pathlib import Path
-    from kerncraft.bench import topology
+    from kerncraft.measure import topology
     data = Path(__file__).parent / "data" / "cpuinfo"
     for name, expected in (("clx", "CSX"), ("zen5", "ZEN5")):
         info = topology.parse_cpuinfo((data / f"{name}.txt").read_text())
@@ -80,7 +82,7 @@ def test_host_database_from_cpuinfo(monkeypatch):
 
 
 def test_bench_warns_when_the_database_is_another_core(monkeypatch, capsys):
-    from kerncraft.bench import topology
+    from kerncraft.measure import topology
     from kerncraft.cli import incore
     monkeypatch.setattr(topology, "host_incore_model", lambda: "ZEN5")
     incore._warn_other_core("CSX")

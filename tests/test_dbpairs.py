@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kerncraft.bench import dbpairs
+from kerncraft.dbtools import pair_check as dbpairs
 from kerncraft.errors import KerncraftError
 from kerncraft.incore.analysis import load_model
 from kerncraft.incore.x86.parser import parse_x86

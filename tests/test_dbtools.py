@@ -1,4 +1,4 @@
-"""Database tools: ``kerncraft-incore bench`` (bench/microbench.py) and ``--db-check`` (build/dbcheck.py)."""
+"""Database tools: ``kerncraft-incore bench`` (dbtools/microbench.py) and ``--db-check`` (dbtools/coverage.py)."""
 from __future__ import annotations
 
 import json
@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from kerncraft.cli.incore import main
-from kerncraft.build.dbcheck import check_database, format_check
-from kerncraft.bench.microbench import UNROLL, generate
+from kerncraft.dbtools.coverage import check_database, format_check
+from kerncraft.dbtools.microbench import UNROLL, generate
 
 ROOT = Path(__file__).resolve().parents[1]
 MEMDEPS = ROOT / "tests" / "data" / "asm_memdeps"
 
 
 def _x86_host() -> bool:
-    from kerncraft.bench.timing import is_x86_64_linux
+    from kerncraft.measure.timing import is_x86_64_linux
     return is_x86_64_linux() and shutil.which("gcc") is not None
 
 
@@ -94,7 +94,7 @@ def test_bench_text_output(capsys):
 
 
 def test_bench_errors_are_one_line(capsys, monkeypatch):
-    from kerncraft.bench import topology
+    from kerncraft.measure import topology
     monkeypatch.setattr(topology, "host_incore_model", lambda: "SKX")   # no other-core warning
     with pytest.raises(SystemExit) as exc:
         main(["bench", "SKX", "jne lbl"])

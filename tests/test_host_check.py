@@ -1,6 +1,6 @@
-"""Benchmark-mode host check (kerncraft/bench/hostcheck.py), signal names of killed
+"""Benchmark-mode host check (kerncraft/benchmark/hostcheck.py), signal names of killed
 benchmarks (timing.describe_exit), and the load check of kerncraft-machine
-(kerncraft/bench/hostload.py, --strict, unstable points)."""
+(kerncraft/measure/hostload.py, --strict, unstable points)."""
 from __future__ import annotations
 
 import os
@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.bench import hostcheck, hostload
+from kerncraft.benchmark import hostcheck
+from kerncraft.measure import hostload
 from kerncraft.cli import machine as cli
-from kerncraft.bench import machine_gen as mg
-from kerncraft.bench.hostload import BusyProcess, LoadReport
-from kerncraft.bench.timing import describe_exit, is_x86_64_linux, run_pinned
+from kerncraft.machinegen import generate as mg
+from kerncraft.measure.hostload import BusyProcess, LoadReport
+from kerncraft.measure.timing import describe_exit, is_x86_64_linux, run_pinned
 from kerncraft.errors import KerncraftError, ToolError
 
 DATA = Path(__file__).parent / "data" / "cpuinfo"
@@ -41,7 +42,7 @@ def test_aarch64_machine_file_on_x86_is_one_clear_error():
 
 @pytest.mark.skipif(not is_x86_64_linux(), reason="the check runs first on an x86 host")
 def test_run_benchmark_refuses_tx2_before_compiling():
-    from kerncraft.bench.benchmark import run_benchmark
+    from kerncraft.benchmark.kernel_run import run_benchmark
     kernel = kerncraft.parse_kernel(Path("kernels/copy.c").read_text(), filename="copy.c")
     with pytest.raises(KerncraftError, match="describes an aarch64 machine"):
         run_benchmark(kernel.bind({"N": 1000}), kerncraft.load_machine("TX2"))
@@ -149,8 +150,8 @@ def test_realtime_refused_is_said(monkeypatch):
 
 def _probes(load: LoadReport, bandwidth) -> mg.Probes:
     from test_cpuid_table import fixture_topology, gcc12_probe
-    from kerncraft.bench.clock import ClockCalibration
-    from kerncraft.bench.march import choose_compiler_flags
+    from kerncraft.measure.clock import ClockCalibration
+    from kerncraft.measure.march import choose_compiler_flags
     topo = fixture_topology("zen5")
     return mg.Probes(topology=lambda: topo,
                      clock=lambda: ClockCalibration(3e9, 3e9, "fake", 0.0, (3e9,), 1, 3e9, 3e9),

@@ -24,7 +24,7 @@ from kerncraft.incore.analysis import analyze, fused_uops
 from kerncraft.incore.model import (DataFlow, Instruction, InstructionCost, Memory, Register,
                                     Uop)
 from kerncraft.incore.registers import alias_root
-from kerncraft.incore.report import format_report, to_json
+from kerncraft.report.incore import format_report, to_json
 from kerncraft.incore.x86.parser import parse_x86
 
 DATA = Path(__file__).parent / "data" / "asm_papers"

@@ -222,7 +222,7 @@ def test_ivy_bridge_divider_and_move_elimination():
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 @pytest.mark.parametrize("arch", ARCHS)
 def test_db_check_finds_no_unknown_forms(arch):
-    from kerncraft.build.dbcheck import ARCH_TARGETS, check_database
+    from kerncraft.dbtools.coverage import ARCH_TARGETS, check_database
     assert ARCH_TARGETS[arch][0] == "gcc"
     check = check_database(arch)
     assert check.compiled > 0

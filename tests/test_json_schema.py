@@ -9,7 +9,7 @@ import pytest
 
 import kerncraft
 from kerncraft.cli.kerncraft import main
-from kerncraft.bench import benchmark as bm
+from kerncraft.benchmark import kernel_run as bm
 from kerncraft.report.schema import (DOCUMENT, MODEL_SCHEMAS, NUMBER, AnyOf, MapOf, Optional,
                                      check)
 from support.fixed_measurement import FIXED_MEASUREMENT

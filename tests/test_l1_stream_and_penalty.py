@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.bench.penalty_fit import PenaltyPoint, fit_penalties, penalty_points
-from kerncraft.bench.upstream_fit import link_lines
+from kerncraft.machinegen.penalty_fit import PenaltyPoint, fit_penalties, penalty_points
+from kerncraft.machinegen.upstream_fit import link_lines
 from kerncraft.errors import MachineFileError
 from kerncraft.machine.loader import parse_machine_text
 from kerncraft.models.ecm import ecm_model

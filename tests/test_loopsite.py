@@ -1,4 +1,4 @@
-"""The measured loop's site in the benchmark executable (kerncraft/bench/loopsite.py)."""
+"""The measured loop's site in the benchmark executable (kerncraft/benchmark/loopsite.py)."""
 from __future__ import annotations
 
 import shutil
@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.bench import loopsite as ls
-
-
+from kerncraft.benchmark import loopsite as ls
 # A 9-byte loop (addq 4 B, cmpq 3 B, jne 2 B) 60 bytes into a 16-B aligned function.
 PROGRAM = """\
     .text
@@ -62,8 +60,7 @@ def test_note_only_when_the_fetch_bound_can_explain_the_measurement():
 
 
 def test_benchmark_notes_use_the_site_only_where_the_database_has_a_block(monkeypatch):
-    from kerncraft.bench import benchmark as bm
-
+    from kerncraft.benchmark import kernel_run as bm
     site = ls.LoopSite(0x1270, 20, 2, 64, 1.0)
     monkeypatch.setattr(ls, "measured_loop_site", lambda program, kernel, block: site)
     kernel = kerncraft.parse_kernel("double a[N], b[N];\nfor (int i = 0; i < N; ++i)\n"

@@ -11,15 +11,16 @@ import shutil
 
 import pytest
 
-from kerncraft.bench import machine_gen as mg
+from kerncraft.machinegen import generate as mg
 from kerncraft.cli import machine as cli
-from kerncraft.bench import streams, timing
-from kerncraft.bench.clock import ClockCalibration, FmaThroughput
-from kerncraft.bench.streams import KERNELS, Plateau, find_plateaus, sweep_sizes
-from kerncraft.bench.topology import (CacheInfo, HostTopology, flops_per_cycle,
+from kerncraft.measure import streams
+from kerncraft.measure import timing
+from kerncraft.measure.clock import ClockCalibration, FmaThroughput
+from kerncraft.measure.streams import KERNELS, Plateau, find_plateaus, sweep_sizes
+from kerncraft.measure.topology import (CacheInfo, HostTopology, flops_per_cycle,
                                       identify_microarchitecture, parse_cpu_list, parse_size)
 from kerncraft.machine.loader import load_machine, parse_machine_text
-from kerncraft.bench.uarch import UpstreamFigure
+from kerncraft.measure.uarch import UpstreamFigure
 
 KiB, MiB = 1024, 1024 * 1024
 FLAGS = frozenset("sse2 avx avx2 fma avx512f hypervisor".split())
@@ -66,7 +67,7 @@ def test_generated_file_loads_with_measured_and_derived_fields(generated):
     assert machine.in_core_model["kerncraft"] == "ICX"
     assert machine.peak_flops_per_cycle("DP") == 32
     l2, l3 = machine.level("L2"), machine.level("L3")
-    # derived (kerncraft/bench/upstream_fit.py), per kernel, at 3.5 GHz, per CL of work:
+    # derived (kerncraft/machinegen/upstream_fit.py), per kernel, at 3.5 GHz, per CL of work:
     # the fake gives load 190/125/33 GB/s in L1/L2/L3 and the other kernels 1.1x that.
     # L2 (ICX: half-duplex, not overlapping): time minus the L1 time (which is above the
     # load ports' 64 B / 128 B/cy), lines = loads + stores:

@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 import kerncraft
-from kerncraft.build.codegen import generate_c
-from kerncraft.build.compiler import kernel_flags
+from kerncraft.compilation.codegen import generate_c
+from kerncraft.compilation.compiler import kernel_flags
 
 SQRT = "double a[N], b[N];\nfor (int i = 0; i < N; ++i)\n    a[i] = sqrt(b[i]);\n"
 COPY = "double a[N], b[N];\nfor (int i = 0; i < N; ++i)\n    a[i] = b[i];\n"
@@ -50,8 +50,8 @@ def test_sqrt_is_analysed_as_the_instruction_not_a_call():
 def test_benchmark_of_a_math_kernel_links(monkeypatch):
     """The benchmark program links libm (-lm); before it failed with "undefined
     reference to `sqrt'". ZEN2's flags (-march=znver2, AVX2) run on any AVX2 host."""
-    from kerncraft.bench.benchmark import run_benchmark
-    from kerncraft.bench.timing import is_x86_64_linux
+    from kerncraft.benchmark.kernel_run import run_benchmark
+    from kerncraft.measure.timing import is_x86_64_linux
 
     if not is_x86_64_linux() or "avx2" not in open("/proc/cpuinfo").read():
         pytest.skip("needs an x86-64 Linux host with AVX2")

@@ -26,7 +26,7 @@ from kerncraft.incore.database import load_database
 from kerncraft.incore.depgraph import (Linear, build_graph, loop_carried, memory_accesses,
                                        memory_dependencies)
 from kerncraft.incore.model import DataFlow, InstructionCost, Memory, Register
-from kerncraft.incore.report import format_report, to_json
+from kerncraft.report.incore import format_report, to_json
 from kerncraft.incore.x86.parser import parse_x86
 from kerncraft.incore.x86.semantics import dataflow
 

@@ -134,7 +134,7 @@ def test_incore_plot(tmp_path, capsys):
 
 
 def test_validate_plot(tmp_path, capsys):
-    from kerncraft.bench.validate import Measurement
+    from kerncraft.validation.campaign import Measurement
 
     def measure(bound, machine, options):
         return Measurement(4.0, "fake")

@@ -1,4 +1,4 @@
-"""Persistent in-core result cache (kerncraft/incore/result_cache.py).
+"""Persistent in-core result cache (kerncraft/memo/incore_analyses.py).
 
 What must hold: a warm run gives exactly the numbers and text of a cold run;
 it does not import the assembly parser, the analyzer or networkx; the key
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft.incore import result_cache as rc
+from kerncraft.memo import incore_analyses as rc
 from kerncraft.models import incore_prediction as ip
 
 ROOT = Path(__file__).parent.parent
@@ -105,7 +105,7 @@ def test_warm_run_imports_neither_parser_nor_networkx(cache_dir):
         "code = main(['-p', 'ECM', '-m', 'CSX', 'kernels/2d-5pt.c', '-D', 'N', '1000',"
         " '-D', 'M', '1000'])\n"
         "heavy = [m for m in ('networkx', 'pyparsing', 'kerncraft.incore.x86.parser',"
-        " 'kerncraft.incore.analysis', 'kerncraft.incore.depgraph', 'kerncraft.build.asm_block',"
+        " 'kerncraft.incore.analysis', 'kerncraft.incore.depgraph', 'kerncraft.compilation.asm_block',"
         " 'kerncraft.incore.database') if m in sys.modules]\n"
         "print('HEAVY', heavy, code, file=sys.stderr)\n")
     env = dict(os.environ, KERNCRAFT_CACHE_DIR=str(cache_dir))
@@ -176,7 +176,7 @@ def test_analyzer_fingerprint_covers_the_analyzer_sources():
     assert len(fingerprint) == 64
     # the recipe reads these files; each of them exists
     for rel in ("incore/analysis.py", "incore/depgraph.py", "incore/x86/parser.py",
-                "kernel/parser.py", "build/asm_block.py", "models/incore_prediction.py"):
+                "kernel/parser.py", "compilation/asm_block.py", "models/incore_prediction.py"):
         assert (ROOT / "kerncraft" / rel).is_file(), rel
     assert fingerprint != hashlib.sha256(b"").hexdigest()
 
@@ -215,7 +215,7 @@ def test_store_and_load_roundtrip_and_failures(tmp_path, monkeypatch):
 def test_sweep_memos_equal_codegen(name):
     """Stride constants are found once per source; literals and C text as codegen says."""
     import kerncraft
-    from kerncraft.build.codegen import constant_values, generate_c
+    from kerncraft.compilation.codegen import constant_values, generate_c
 
     kernel = kerncraft.parse_kernel((ROOT / "kernels" / f"{name}.c").read_text(),
                                     f"kernels/{name}.c")

@@ -74,7 +74,7 @@ def test_note_for_short_rows_only():
 
 @needs_gcc
 def test_note_survives_the_result_cache(cache_dir):
-    from kerncraft.incore import result_cache as rc
+    from kerncraft.memo import incore_analyses as rc
     from kerncraft.models import incore_prediction as ip
 
     machine = kerncraft.load_machine("CSX")

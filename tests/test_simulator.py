@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from kerncraft.incore.analysis import analyze, analyze_text, load_model
-from kerncraft.incore.simulator import SimConfig, build_program, run_simulation
-from kerncraft.incore.simulator_report import config_for, format_simulation, simulate
+from kerncraft.incore.cycle_sim import SimConfig, build_program, run_simulation
+from kerncraft.incore.bottleneck_sim import config_for, format_simulation, simulate
 from kerncraft.incore.x86.parser import parse_x86
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -312,7 +312,7 @@ def kerncraft_analyze(*args, **kw):
 def test_iteration_count():
     """~4000 dynamic instructions (20..400 iterations), at most ~12,000 cycles by the
     static bound but at least 8 iterations."""
-    from kerncraft.incore.simulator import default_iterations
+    from kerncraft.incore.cycle_sim import default_iterations
     assert default_iterations(4) == 400            # 4000 / 4 = 1000, capped
     assert default_iterations(200) == 20           # 4000 / 200
     assert default_iterations(300) == 20           # at least 20 without a hint

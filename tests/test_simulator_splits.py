@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from kerncraft.incore.analysis import analyze_text, load_model
-from kerncraft.incore.simulator_report import simulate
+from kerncraft.incore.bottleneck_sim import simulate
 
 SPLIT_LOOP = """\
 .L1:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import kerncraft
-from kerncraft.build.codegen import generate_c
+from kerncraft.compilation.codegen import generate_c
 from kerncraft.errors import KernelError
 from kerncraft.kernel.summary import format_kernel_summary
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft.build.asm_block import select_block
+from kerncraft.compilation.asm_block import select_block
 from kerncraft.incore.aarch64 import parse_aarch64
 from kerncraft.incore.aarch64.portmodel import AArch64PortModel, adapt_model, database_isa
 from kerncraft.incore.aarch64.semantics import dataflow
@@ -230,7 +230,7 @@ def test_iterations_per_assembly_iteration(file, kernel, expected):
 
 
 def test_pointer_advance_rules():
-    from kerncraft.build.asm_block_aarch64 import operand_advances
+    from kerncraft.compilation.asm_block_aarch64 import operand_advances
     loop = body("ldr q0, [x1], 16\n"            # post-index: 16
                 "ldr q1, [x2, #32]!\n"          # pre-index: 32
                 "ldr d2, [x3, x4, lsl #3]\n"    # index x4 += 1 -> 8
@@ -246,8 +246,8 @@ def test_pointer_advance_rules():
 
 @pytest.fixture(scope="module")
 def cross_compiled() -> dict:
-    from kerncraft.build.codegen import generate_c
-    from kerncraft.build.compiler import compile_to_assembly
+    from kerncraft.compilation.codegen import generate_c
+    from kerncraft.compilation.compiler import compile_to_assembly
 
     def one(job):
         name, opt = job
@@ -299,7 +299,7 @@ def test_machine_file():
 @needs_cross
 def test_cross_compiler_is_selected():
     import kerncraft
-    from kerncraft.build.compiler import select_compiler
+    from kerncraft.compilation.compiler import select_compiler
     name, flags = select_compiler(kerncraft.load_machine("TX2"))
     assert name == CROSS and flags == ("-O3", "-mcpu=thunderx2t99", "-ffreestanding")
 

@@ -12,13 +12,14 @@ import shutil
 import pytest
 
 import kerncraft
-from kerncraft.bench import timing, validate
+from kerncraft.measure import timing
+from kerncraft.validation import campaign as validate
 from kerncraft.cli import validate as validate_cli
-from kerncraft.bench.validate import (Measurement, Prediction, ValidationPoint, make_point,
+from kerncraft.validation.campaign import (Measurement, Prediction, ValidationPoint, make_point,
                                       resolve_kernel, summarize)
-from kerncraft.bench.validate_notes import (NO_KNOWN_CAUSE, explain, fact_notes,
+from kerncraft.validation.notes import (NO_KNOWN_CAUSE, explain, fact_notes,
                                              with_inherited_notes)
-from kerncraft.bench.validate_sizes import (LEVELS, SizeChoice, choose_size, level_targets,
+from kerncraft.validation.sizes import (LEVELS, SizeChoice, choose_size, level_targets,
                                             source_level)
 from kerncraft.cache.traffic import LevelTraffic, TrafficResult, transfer_volumes
 from kerncraft.errors import KerncraftError
@@ -454,8 +455,9 @@ def test_every_point_converts_at_the_clock_calibrated_around_it(monkeypatch):
     10 x 4.2 / 4.0 = 10.5 cy/CL, and the +10 % drift is noted."""
     from types import SimpleNamespace
 
-    from kerncraft.bench import benchmark, clock
+    from kerncraft.benchmark import kernel_run as benchmark
 
+    from kerncraft.measure import clock
     readings = iter([4.0e9, 4.4e9])
     monkeypatch.setattr(benchmark, "choose_cpus", lambda cores: (1,))
     monkeypatch.setattr(clock, "calibrate_clock",

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from kerncraft import pointcache
+from kerncraft.memo import reports as pointcache
 from kerncraft.cli.kerncraft import main
-from kerncraft.models import registry
-
+from kerncraft.runner import run as registry
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = sorted((REPO / "kernels").glob("*.c"))
 MACHINES = sorted((REPO / "machine-files").glob("*.yml"))
@@ -169,7 +168,7 @@ def test_parallel_points_print_as_sequential_ones(capsys, monkeypatch):
 def test_progress_line_only_for_long_sweeps():
     import io
 
-    from kerncraft.models.points import Progress
+    from kerncraft.runner.points import Progress
 
     quiet, loud = io.StringIO(), io.StringIO()
     fast = Progress(100, stream=quiet)

@@ -59,7 +59,7 @@ def test_header(zen5):
 
 
 def test_dbtools_compiles_zen5_with_both_targets():
-    from kerncraft.build.dbcheck import ARCH_EXTRA_FLAGS, ARCH_TARGETS
+    from kerncraft.dbtools.coverage import ARCH_EXTRA_FLAGS, ARCH_TARGETS
     compiler, flags = ARCH_TARGETS["ZEN5"]
     assert compiler == "gcc"
     assert "-march=x86-64-v4" in flags and "-mprefer-vector-width=512" in flags
@@ -263,7 +263,7 @@ def test_db_check_passes():
     """`kerncraft-incore --db-check ZEN5`: no structural problems and no unknown forms in
     the bundled kernels, compiled -O1..-Ofast for x86-64-v4 (512-bit) and x86-64-v3."""
     import shutil
-    from kerncraft.build.dbcheck import check_database
+    from kerncraft.dbtools.coverage import check_database
     if shutil.which("gcc") is None:
         pytest.skip("gcc not installed")
     check = check_database("ZEN5")

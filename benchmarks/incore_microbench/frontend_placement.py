@@ -4,7 +4,7 @@
 A loop of ``k`` NOPs (4 or 6 bytes each) plus ``decq``/``jnz`` (one fused uop), for
 k = 6..16, placed at each multiple of 8 B into a 64-B code block (``.p2align 6`` and NOP
 padding before the loop label, executed once), timed with the project's clock-calibrated
-harness (:mod:`kerncraft.bench.microbench`, pinned). NOPs take dispatch slots but no
+harness (:mod:`kerncraft.dbtools.microbench`, pinned). NOPs take dispatch slots but no
 execution port, so any time above max(1, uops / dispatch width) is the front end's.
 
 Usage::
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 
-from kerncraft.bench.microbench import build_program, calibrated_clock, loop_assembly, time_loop
+from kerncraft.dbtools.microbench import build_program, calibrated_clock, loop_assembly, time_loop
 
 NOPS = {4: "nopl 0(%rax)", 6: "nopw 0(%rax,%rax,1)"}
 LOOP_CONTROL_BYTES = 5              # decq %r15 (3 B) + jnz rel8 (2 B)

@@ -118,7 +118,7 @@ def predicted(asm: str, arch: str, values: dict[str, int] | None
               ) -> tuple[float, float, str]:
     """(static prediction, simulated cycles, split shares) per assembly iteration."""
     from kerncraft.incore.analysis import analyze_text, load_model
-    from kerncraft.incore.simulator_report import simulate
+    from kerncraft.incore.bottleneck_sim import simulate
     res = analyze_text(asm, arch, split_alignment=64, register_addresses=values)
     split = res.line_splits
     share = ", ".join(f"{r.kind} {r.fraction:.0%}" for r in split.rows) if split else "-"
@@ -136,7 +136,7 @@ def measure(exe: Path, args: list[str], cpu: int, hz: float, per_iteration: int)
 
 
 def main() -> None:
-    from kerncraft.bench.microbench import calibrated_clock
+    from kerncraft.dbtools.microbench import calibrated_clock
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cpu", type=int, default=1)
     ap.add_argument("--arch", default=None,
@@ -146,7 +146,7 @@ def main() -> None:
                          "each multiple of 8 B in a 64-B code block")
     opts = ap.parse_args()
     if opts.arch is None:
-        from kerncraft.bench.topology import host_incore_model
+        from kerncraft.measure.topology import host_incore_model
         opts.arch = host_incore_model()
         if opts.arch is None:
             raise SystemExit("this host's core has no in-core database; pass --arch")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draft a port-model database from llvm-mca's scheduling model (issue 12, item 1).
 
-For a database name (its compiler target must be in ``kerncraft.build.dbcheck.ARCH_TARGETS``),
+For a database name (its compiler target must be in ``kerncraft.dbtools.coverage.ARCH_TARGETS``),
 an llvm-mca ``-mcpu``, a mapping of llvm-mca resource names to our port names and the
 compiler flags of ``ARCH_TARGETS``/``ARCH_EXTRA_FLAGS``: compiles the bundled kernels
 (``kernels/*.c``, -O1 ... -Ofast, as ``kerncraft-incore --db-check`` does), runs llvm-mca on
@@ -37,7 +37,7 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mca_forms import mca_table  # noqa: E402
 
-from kerncraft.build.dbcheck import kernel_loop_instructions  # noqa: E402
+from kerncraft.dbtools.coverage import kernel_loop_instructions  # noqa: E402
 
 _ZEN = {"ALU0": "ALU0", "ALU1": "ALU1", "ALU2": "ALU2", "ALU3": "ALU3", "BRU1": "ALU1",
         "AGU0": "mem", "AGU1": "mem", "AGU2": "mem", "LSU": "mem", "Load": "mem",

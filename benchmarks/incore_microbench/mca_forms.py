@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from kerncraft.build.compiler import compile_kernel  # noqa: E402
+from kerncraft.compilation.compiler import compile_kernel  # noqa: E402
 from kerncraft.incore.aarch64 import parse_aarch64, dataflow as a64_dataflow  # noqa: E402
 from kerncraft.incore.markers import find_loops  # noqa: E402
 from kerncraft.incore.x86.parser import parse_x86  # noqa: E402

@@ -6,7 +6,7 @@ anything else (FMUL, FMA, FMAX, logic, shuffle, blend, vmovq to a GPR, a store) 
 after 3 cy. FMUL/FMA results show no such difference. Each case below is one dependency
 chain (every instruction reads the previous one's result through %xmm0), repeated to fill
 a 96-instruction loop body and timed with the project's clock-calibrated harness
-(:func:`kerncraft.bench.microbench.measure_body`: pinned, ``chrt -f 50`` where allowed,
+(:func:`kerncraft.dbtools.microbench.measure_body`: pinned, ``chrt -f 50`` where allowed,
 minimum of 60 runs). Next to the measurement the script prints the loop-carried
 dependency the static analyzer computes for the same chain with the ZEN5 database, so the
 table checks the database rule (and shows what it would be without it).
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 
-from kerncraft.bench.microbench import calibrated_clock, measure_body
+from kerncraft.dbtools.microbench import calibrated_clock, measure_body
 from kerncraft.incore.analysis import analyze_text
 
 ADD = "        vaddsd %xmm14, %xmm0, %xmm0"

@@ -6,7 +6,7 @@ mixes: which forms share pipes (FMA with FADD, shuffles with FADD/FMUL, conversi
 how many loads and stores of each width run per cycle together, the front-end width,
 store-to-load forwarding and a few latency chains. Each case is a group of
 instructions repeated to fill a 96-instruction loop body, timed with the project's
-clock-calibrated harness (:func:`kerncraft.bench.microbench.measure_body`: pinned to
+clock-calibrated harness (:func:`kerncraft.dbtools.microbench.measure_body`: pinned to
 the last CPU, under ``chrt -f 50`` where allowed, minimum of 60 runs).
 
 Usage::
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 
-from kerncraft.bench.microbench import calibrated_clock, measure_body
+from kerncraft.dbtools.microbench import calibrated_clock, measure_body
 
 G = ["rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 
-from kerncraft.bench.microbench import calibrated_clock, measure_body
+from kerncraft.dbtools.microbench import calibrated_clock, measure_body
 
 CENTRE, STORE = 16384, 40960 + 2048   # store 2 KiB apart modulo 4 KiB (no 4K aliasing)
 OFFSETS = (0, -8, 8, -2400, 2400, -7200, 7200)      # i, i-1, i+1, j-1, j+1, k-1, k+1

@@ -42,7 +42,7 @@ unaffected by the collapsing.
 definition); :meth:`UnitGenerator.chunks` yields the same accesses for many
 units at once, computed per row segment with list comprehensions and
 interleaved with ``zip``/``chain``, in the encoding of
-:meth:`kerncraft.cache.simulator.CacheSimulator.feed` (the SIM predictor's
+:meth:`kerncraft.cache.cache_sim.CacheSimulator.feed` (the SIM predictor's
 path; both are checked to agree in ``tests/test_cache_sim.py``).
 
 Reuse span

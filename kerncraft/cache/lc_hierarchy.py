@@ -5,7 +5,7 @@ into this level?"). This module supplies the capacity each level may fill and
 turns the per-level hit/miss verdicts into the line flows of
 :class:`~kerncraft.cache.traffic.LevelTraffic`, honouring the machine file's
 ``load_from`` / ``victims_to`` / ``write_allocate`` semantics exactly as the
-cache simulator (:mod:`kerncraft.cache.simulator`) counts them.
+cache simulator (:mod:`kerncraft.cache.cache_sim`) counts them.
 
 Cache-fill assumption (why 1/2)
 -------------------------------

@@ -3,7 +3,7 @@
 Procedure
 ---------
 1. Build the per-core cache hierarchy from the machine file
-   (:func:`kerncraft.cache.simulator.level_specs_from_machine`; shared levels
+   (:func:`kerncraft.cache.cache_sim.level_specs_from_machine`; shared levels
    get the share of ``cores`` cores).
 2. Walk the kernel from the middle of its iteration space
    (:class:`kerncraft.cache.addresses.UnitGenerator`), a chunk of units of
@@ -88,7 +88,7 @@ import dataclasses
 from typing import Sequence
 
 from kerncraft.cache.addresses import UnitGenerator, reuse_span
-from kerncraft.cache.simulator import (MEMORY, CacheSimulator, LevelSpec, LevelStats,
+from kerncraft.cache.cache_sim import (MEMORY, CacheSimulator, LevelSpec, LevelStats,
                                        level_specs_from_machine)
 from kerncraft.cache.traffic import LevelTraffic, TrafficResult, iterations_per_cacheline
 
@@ -193,7 +193,7 @@ def predict_traffic_sim(kernel, machine, cores: int = 1, **options) -> TrafficRe
     """Predict per-level traffic of a *bound* kernel by simulating ``machine``'s caches.
 
     ``cores`` selects the share of shared caches (see
-    :mod:`kerncraft.cache.simulator`); ``options`` are those of
+    :mod:`kerncraft.cache.cache_sim`); ``options`` are those of
     :func:`simulate_traffic`.
     """
     result = simulate_traffic(kernel, level_specs_from_machine(machine, cores), **options)

@@ -5,7 +5,7 @@
                      [--alignment BYTES|none] [--register-offset REG=BYTES ...]
                      [--register-value REG=ADDRESS ...]
 
-Database tools (:mod:`kerncraft.build.dbcheck`, :mod:`kerncraft.bench.microbench`)::
+Database tools (:mod:`kerncraft.dbtools.coverage`, :mod:`kerncraft.dbtools.microbench`)::
 
     kerncraft-incore bench ARCH FORM [FORM ...] [--cpu N] [--quick] [--json FILE|-]
         measure latency and throughput of instruction forms on this machine
@@ -30,7 +30,7 @@ from typing import NoReturn, Sequence
 
 from kerncraft.cli.plotting import plot_path, require_matplotlib, write_port_pressure
 from kerncraft.errors import KerncraftError
-from kerncraft.pointcache import load_output, output_key, store_output
+from kerncraft.memo.reports import load_output, output_key, store_output
 
 PROG = "kerncraft-incore"
 
@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
     if "json" in stored:
         _write(args.json, stored["json"])
     if args.export_graph:       # (never cached: result is set)
-        from kerncraft.incore.report import export_dot
+        from kerncraft.report.incore import export_dot
         try:
             export_dot(result, args.export_graph)
         except OSError as exc:
@@ -149,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _output_key(args: argparse.Namespace, text: str) -> str | None:
-    """Key of this run's output in the cache (:mod:`kerncraft.pointcache`), or None
+    """Key of this run's output in the cache (:mod:`kerncraft.memo.reports`), or None
     when the run writes more than text (a graph, a picture).
 
     ``--arch`` may name a file (database or machine file, by path or bundled
@@ -175,7 +175,7 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], objec
     the analysis itself."""
     from kerncraft.incore.analysis import analyze_text
     from kerncraft.incore.arch import resolve_model
-    from kerncraft.incore.report import format_report, to_json
+    from kerncraft.report.incore import format_report, to_json
     if args.plot:
         require_matplotlib()
     model = resolve_model(args.arch)
@@ -186,7 +186,7 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], objec
     doc = to_json(result, unroll=args.unroll)
     texts: dict[str, str] = {}
     if args.simulate:
-        from kerncraft.incore.simulator_report import format_simulation, simulate
+        from kerncraft.incore.bottleneck_sim import format_simulation, simulate
         sim = simulate(result, model, row_length=args.rows)
         doc["simulation"] = sim.to_dict()
     if args.json == "-":
@@ -247,7 +247,7 @@ def _db_check_parser() -> argparse.ArgumentParser:
 
 
 def _bench_main(argv: Sequence[str]) -> int:
-    from kerncraft.bench.microbench import bench_form, calibrated_clock, format_result
+    from kerncraft.dbtools.microbench import bench_form, calibrated_clock, format_result
     from kerncraft.incore.arch import resolve_model
     args = _bench_parser().parse_args(argv)
     if sum((bool(args.forms), args.kernel_forms, args.kernel_pairs)) != 1:
@@ -274,7 +274,7 @@ def _bench_main(argv: Sequence[str]) -> int:
 def _warn_other_core(arch: str) -> None:
     """Measurements compare this host's core with the database: say so when the
     database describes another core."""
-    from kerncraft.bench.topology import host_incore_model
+    from kerncraft.measure.topology import host_incore_model
     host = host_incore_model()
     if host and host.upper() != str(arch).upper():
         print(f"{PROG}: warning: this host's core uses the {host} database; the "
@@ -285,13 +285,13 @@ def _kernel_check_main(args: argparse.Namespace, model, hz: float) -> int:
     """``bench ARCH --kernel-forms`` / ``--kernel-pairs``: the database checked against
     this host, form by form or pair by pair (what the bundled kernels use)."""
     if args.kernel_pairs:
-        from kerncraft.bench.dbpairs import check_pairs as check_items
-        from kerncraft.bench.dbpairs import format_pairs_check as format_check
-        from kerncraft.bench.dbpairs import kernel_pairs as kernel_items
+        from kerncraft.dbtools.pair_check import check_pairs as check_items
+        from kerncraft.dbtools.pair_check import format_pairs_check as format_check
+        from kerncraft.dbtools.pair_check import kernel_pairs as kernel_items
     else:
-        from kerncraft.bench.dbmeasure import check_forms as check_items
-        from kerncraft.bench.dbmeasure import format_database_check as format_check
-        from kerncraft.bench.dbmeasure import kernel_forms as kernel_items
+        from kerncraft.dbtools.form_check import check_forms as check_items
+        from kerncraft.dbtools.form_check import format_database_check as format_check
+        from kerncraft.dbtools.form_check import kernel_forms as kernel_items
     items = kernel_items(model, getattr(model, "arch", args.arch))
     check = check_items(model, items, core_hz=hz, tolerance=args.tolerance, cpu=args.cpu,
                         quick=args.quick, realtime=not args.no_realtime,
@@ -315,7 +315,7 @@ def _emit_json(target: str | None, documents: list) -> None:
 
 def _db_check_main(argv: Sequence[str]) -> int:
     from kerncraft.incore.database import available_databases
-    from kerncraft.build.dbcheck import check_database, format_check
+    from kerncraft.dbtools.coverage import check_database, format_check
     from kerncraft.incore.arch import ARCH_ALIASES
     args = _db_check_parser().parse_args(argv)
     archs = [ARCH_ALIASES.get(a.upper(), a) for a in args.archs] or available_databases()

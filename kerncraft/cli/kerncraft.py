@@ -164,7 +164,7 @@ def run(args: argparse.Namespace, out=None) -> int:
     from kerncraft.machine.loader import load_machine
     from kerncraft.kernel.parser import parse_kernel
     from kerncraft.kernel.defines import expand_defines
-    from kerncraft.models.registry import run_models
+    from kerncraft.runner.run import run_models
 
     machine = load_machine(args.machine)
     source = read_kernel_file(args.kernel)

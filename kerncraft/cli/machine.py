@@ -82,9 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _clock_report() -> str:
-    from kerncraft.bench.clock import (calibrate_clock, describe_calibration,
+    from kerncraft.measure.clock import (calibrate_clock, describe_calibration,
                                        measure_fma_throughput)
-    from kerncraft.bench.topology import cpu_flags
+    from kerncraft.measure.topology import cpu_flags
     calibration = calibrate_clock()
     text = [describe_calibration(calibration)]
     if "avx512f" in cpu_flags():
@@ -99,9 +99,9 @@ def _clock_report() -> str:
 
 
 def _probe_report(use_likwid: bool) -> str:
-    from kerncraft.bench.likwid import probe_likwid
-    from kerncraft.bench.march import choose_compiler_flags
-    from kerncraft.bench.topology import detect_topology, flops_per_cycle
+    from kerncraft.measure.likwid import probe_likwid
+    from kerncraft.measure.march import choose_compiler_flags
+    from kerncraft.measure.topology import detect_topology, flops_per_cycle
     topo = detect_topology(use_likwid=use_likwid)
     probe = probe_likwid(cpu=topo.core_cpus[0])
     flops = flops_per_cycle(topo.flags)
@@ -125,7 +125,7 @@ def _probe_report(use_likwid: bool) -> str:
 
 
 def _generate(args: argparse.Namespace, argv: Sequence[str]) -> str:
-    from kerncraft.bench.machine_gen import GenerationPlan, generate_machine_file, host_probes
+    from kerncraft.machinegen.generate import GenerationPlan, generate_machine_file, host_probes
     plan = GenerationPlan.quick() if args.quick else GenerationPlan()
     changes = {}
     if args.max_cores:

@@ -47,14 +47,14 @@ def plot_path(value: str) -> str:
 
 
 class PointCollector:
-    """``on_point`` of :func:`kerncraft.models.registry.run_models`: keeps every
+    """``on_point`` of :func:`kerncraft.runner.run.run_models`: keeps every
     point's working set (bytes), label and reports."""
 
     def __init__(self) -> None:
         self.points: list[tuple[float, str, dict[str, Any]]] = []
 
     def __call__(self, bound: Any, reports: Sequence[Any]) -> None:
-        from kerncraft.bench.validate_sizes import working_set
+        from kerncraft.validation.sizes import working_set
 
         label = " ".join(f"{k}={v}" for k, v in sorted(bound.bindings.items()))
         results = {r.model: r.result for r in reports if r.result is not None}

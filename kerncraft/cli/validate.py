@@ -1,4 +1,4 @@
-"""Command line of ``kerncraft-validate`` (the logic is in :mod:`kerncraft.bench.validate`).
+"""Command line of ``kerncraft-validate`` (the logic is in :mod:`kerncraft.validation.campaign`).
 
 The report is a Markdown table, one row per point as soon as it is measured,
 then the notes of points whose ECM error exceeds 30 % and the summaries.
@@ -26,7 +26,7 @@ HEADER = ("| kernel | level | defines | working set | measured cy/CL | ECM cy/CL
 
 
 def _levels(text: str) -> list[str]:
-    from kerncraft.bench.validate_sizes import LEVELS
+    from kerncraft.validation.sizes import LEVELS
     levels = [part.strip().upper() for part in text.split(",") if part.strip()]
     unknown = [lvl for lvl in levels if lvl not in LEVELS]
     if unknown or not levels:
@@ -48,7 +48,7 @@ def _positive(kind):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from kerncraft.bench.validate import DEFAULT_KERNELS, QUICK_KERNELS
+    from kerncraft.validation.campaign import DEFAULT_KERNELS, QUICK_KERNELS
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Validate the ECM and Roofline predictions of a machine file against "
@@ -141,7 +141,7 @@ def format_summary(summaries) -> list[str]:
 
 
 def _check_host(machine, err: TextIO) -> str | None:
-    from kerncraft.bench.validate import host_model_name
+    from kerncraft.validation.campaign import host_model_name
     host = host_model_name()
     if host is None:
         print(f"{PROG}: warning: cannot read this host's model name from /proc/cpuinfo; "
@@ -166,8 +166,7 @@ def _document(result, machine, host, levels) -> dict:
 def _kernels(opts: argparse.Namespace) -> tuple[list, list]:
     """(label, kernel) pairs, and the default kernels that cannot be read (skipped with
     the reason); a kernel the user names must exist and parse (else an error)."""
-    from kerncraft.bench import validate
-
+    from kerncraft.validation import campaign as validate
     if opts.kernels:
         return [validate.resolve_kernel(name) for name in opts.kernels], []
     kernels, unusable = [], []
@@ -181,8 +180,8 @@ def _kernels(opts: argparse.Namespace) -> tuple[list, list]:
 
 def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int:
     import kerncraft
-    from kerncraft.bench import validate
-    from kerncraft.models.registry import _write_json as write_json
+    from kerncraft.validation import campaign as validate
+    from kerncraft.runner.run import _write_json as write_json
 
     machine = kerncraft.load_machine(opts.machine)
     kernels, unusable = _kernels(opts)

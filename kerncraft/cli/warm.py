@@ -1,7 +1,7 @@
 """The warm path of ``kerncraft``: a run whose every point is in the point cache.
 
 It runs before anything heavy is imported: it finds the kernel and machine
-files, hashes them with the options (:func:`kerncraft.pointcache.run_key`),
+files, hashes them with the options (:func:`kerncraft.memo.reports.run_key`),
 and if every -D point was computed before with the same inputs and compilers,
 prints the stored reports and writes the same JSON. It imports neither sympy,
 networkx nor pycparser and parses no YAML, so such a run takes a few tens of
@@ -18,11 +18,11 @@ from kerncraft.api import read_kernel_file
 from kerncraft.errors import KerncraftError
 from kerncraft.kernel.defines import complete_points, expand_defines
 from kerncraft.machine.paths import resolve_machine_path
-from kerncraft.models.points import CACHEABLE_INCORE, print_point, write_documents
-from kerncraft.models.registry import IMPLEMENTED
+from kerncraft.runner.points import CACHEABLE_INCORE, print_point, write_documents
+from kerncraft.runner.run import IMPLEMENTED
 from kerncraft.options import AnalysisOptions
-from kerncraft.pointcache import enabled as pointcache_enabled
-from kerncraft.pointcache import load_manifest, load_points, run_key
+from kerncraft.memo.reports import enabled as pointcache_enabled
+from kerncraft.memo.reports import load_manifest, load_points, run_key
 from kerncraft.report.json import cli_document, point_document
 
 

@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from kerncraft.diskcache import atomic_write, entry_path
+from kerncraft.diskstore import atomic_write, entry_path
 from kerncraft.errors import KerncraftError
 
 __all__ = ["expand_braces"]

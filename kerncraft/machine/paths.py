@@ -1,7 +1,7 @@
 """Where a machine file named on the command line is: ``-m CSX`` or a path.
 
 Kept apart from :mod:`kerncraft.machine.loader` because finding the file needs
-no YAML library: a warm run (:mod:`kerncraft.pointcache`) hashes the file
+no YAML library: a warm run (:mod:`kerncraft.memo.reports`) hashes the file
 without parsing it.
 """
 from __future__ import annotations

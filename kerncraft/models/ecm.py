@@ -13,7 +13,7 @@ from kerncraft.models.ecm_compose import (ECMContribution, compose_ecm, saturati
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.incore_prediction import predict_incore
 from kerncraft.models.l1_stream import with_l1_stream_limit
-from kerncraft.models.registry import ModelReport
+from kerncraft.runner.run import ModelReport
 from kerncraft.models.results import ECMResult, InCoreResult, ScalingRow
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.options import AnalysisOptions, as_options

@@ -7,7 +7,7 @@ predicted traffic (LC or SIM) and the machine's upstream throughputs; see
 from __future__ import annotations
 
 from kerncraft.cache.traffic import TrafficResult
-from kerncraft.models.registry import ModelReport
+from kerncraft.runner.run import ModelReport
 from kerncraft.models.results import ECMDataResult
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.options import as_options

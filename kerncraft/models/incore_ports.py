@@ -22,7 +22,7 @@ TOOL_KEYS = ("kerncraft", "OSACA")
 
 def resolve_database(machine) -> str:
     """Our port-model database for a machine file's ``in-core model`` entry."""
-    from kerncraft.incore.result_cache import bundled_databases   # light: no DB parser
+    from kerncraft.memo.incore_analyses import bundled_databases   # light: no DB parser
 
     known = {name.upper(): name for name in bundled_databases()}
     entries = dict(machine.in_core_model)

@@ -17,11 +17,11 @@ from cycles per assembly iteration to cycles per cache line of work by
 Persistent cache: besides the per-process memo, the essentials of the block
 selection and the analysis are stored on disk, keyed by the content of the
 assembly, the kernel, the options, the databases and the analyzer source
-(:mod:`kerncraft.incore.result_cache`), so a repeated run imports neither the
+(:mod:`kerncraft.memo.incore_analyses`), so a repeated run imports neither the
 assembly parser nor networkx.
 
 Simulation (``-i kerncraft-sim``): the same block and analysis, then the cycle-level
-simulation (:mod:`kerncraft.incore.simulator_report`) of it; T_OL is the simulated
+simulation (:mod:`kerncraft.incore.bottleneck_sim`) of it; T_OL is the simulated
 cycles per iteration (which include the non-overlapping ports' time as well), T_nOL
 stays the busiest non-overlapping port, and a note names the resource the simulation
 found binding. The simulation is not in the persistent cache (a warm run analyses
@@ -50,7 +50,7 @@ class InCorePrediction:
     arch: str
     compiler: str
     flags: str
-    selection: Any                 # kerncraft.build.asm_block.BlockSelection
+    selection: Any                 # kerncraft.compilation.asm_block.BlockSelection
     analysis: Any                  # kerncraft.incore.model.InCoreResult
     iterations_per_cacheline: float
     non_overlapping_ports: tuple[str, ...]
@@ -127,7 +127,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
 
     ``incore_model`` is ``kerncraft`` (default), ``LLVM-MCA`` or ``OSACA``.
     """
-    from kerncraft.build.compiler import kernel_flags, select_compiler
+    from kerncraft.compilation.compiler import kernel_flags, select_compiler
     from kerncraft.kernel.binding import check_loops_run
 
     check_loops_run(kernel)   # an empty loop range has no iteration to analyse
@@ -202,7 +202,7 @@ def _simulation(analysis, arch: str, splits=None, rows: int | None = None
     if memo is not None and memo[0] is analysis:
         return memo[1], memo[2]
     from kerncraft.incore.analysis import load_model
-    from kerncraft.incore.simulator_report import simulate
+    from kerncraft.incore.bottleneck_sim import simulate
     from kerncraft.incore.split_uops import with_split_uops
 
     result = simulate(with_split_uops(analysis, splits), load_model(arch), row_length=rows)
@@ -224,7 +224,7 @@ def _model_notes(kernel, selection, analysis, bounds: Mapping[str, float], sourc
         from kerncraft.incore.codeblocks import code_block_note
         notes.append(code_block_note(analysis.loop_layout, max(bounds[source], t_nol) / scale,
                                      arch))
-    # cached with the analysis (incore/result_cache.py): reading the instructions here
+    # cached with the analysis (memo/incore_analyses.py): reading the instructions here
     # would parse the assembly again on every warm run
     notes += [note for note in analysis.notes if note.startswith(_CALL_NOTE)]
     return tuple(note for note in notes if note)
@@ -269,7 +269,7 @@ def _binding_key(kernel) -> tuple[tuple[str, int], ...]:
     mode: a bound stride constant), with the stride analysis done once per
     kernel source instead of once per -D point.
     """
-    from kerncraft.build.codegen import constant_values, stride_constants
+    from kerncraft.compilation.codegen import constant_values, stride_constants
     from kerncraft.kernel.limits import deep_recursion
 
     with deep_recursion():   # the generator walks the AST recursively (long sums)
@@ -291,8 +291,8 @@ def _stride_binding_key(kernel, constant_values, stride_constants) -> tuple[tupl
 
 def _generated_c(kernel, literals: tuple, aliasing: str = "distinct") -> str:
     """``codegen.generate_c(kernel)``, once per kernel source and literal values
-    (run-time constants do not appear in the text, see :mod:`kerncraft.build.codegen`)."""
-    from kerncraft.build.codegen import generate_c
+    (run-time constants do not appear in the text, see :mod:`kerncraft.compilation.codegen`)."""
+    from kerncraft.compilation.codegen import generate_c
     from kerncraft.kernel.limits import deep_recursion
 
     if not kernel.source:
@@ -324,9 +324,8 @@ def _analyse_source(c_source: str, kernel_source: str, filename: str | None, lit
     interactive block choices (``--asm-block manual``,
     ``--pointer-increment auto_with_manual_fallback``) are never cached.
     """
-    from kerncraft.build.compiler import compile_to_assembly
-    from kerncraft.incore import result_cache
-
+    from kerncraft.compilation.compiler import compile_to_assembly
+    from kerncraft.memo import incore_analyses as result_cache
     compiled = compile_to_assembly(c_source, compiler, flags)
     assembly = compiled.assembly
 
@@ -359,8 +358,7 @@ def _analyse_source(c_source: str, kernel_source: str, filename: str | None, lit
 
 
 def _restore(doc, full, tool: str):
-    from kerncraft.incore import result_cache
-
+    from kerncraft.memo import incore_analyses as result_cache
     if doc["tool"] != tool:
         raise ValueError("entry of another tool")
     if tool == "kerncraft":
@@ -386,7 +384,7 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
                    arch: str, asm_block, pointer_increment, ignore_unknown: bool, tool: str,
                    compiler: str = "gcc"):
     """Parse the assembly, select the block and analyse it (no cache)."""
-    from kerncraft.build.asm_block import select_block
+    from kerncraft.compilation.asm_block import select_block
     from kerncraft.incore.aarch64.parser import detect_isa
     from kerncraft.incore.analysis import _isa_modules
     from kerncraft.kernel.parser import parse_kernel
@@ -416,7 +414,7 @@ def _with_loop_layout(analysis, assembly: str, selection, compiler: str, block_b
     loop cannot be assembled, with a note saying why instead."""
     import dataclasses
 
-    from kerncraft.build.compiler import find_compiler
+    from kerncraft.compilation.compiler import find_compiler
     from kerncraft.errors import ToolError
     from kerncraft.incore.codeblocks import loop_layout
 

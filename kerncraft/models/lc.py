@@ -14,7 +14,7 @@ cached, so a -D sweep only evaluates compiled expressions per point.
 from __future__ import annotations
 
 from kerncraft.cache.layer_conditions import LayerConditionAnalysis, cached_lc_analysis
-from kerncraft.models.registry import ModelReport
+from kerncraft.runner.run import ModelReport
 from kerncraft.models.results import LCResult
 from kerncraft.options import as_options
 from kerncraft.report.text import format_lc

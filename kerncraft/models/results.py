@@ -11,7 +11,7 @@ is in the result's ``unit`` (``cy/CL``, ``cy/It``, ``It/s`` or ``FLOP/s``).
 
 The data-traffic result is :class:`kerncraft.cache.traffic.TrafficResult` and
 the measurement of ``-p Benchmark`` is :class:`BenchmarkResult` (made by
-:func:`kerncraft.bench.benchmark.run_benchmark`).
+:func:`kerncraft.benchmark.kernel_run.run_benchmark`).
 
 >>> from kerncraft.models.results import ScalingRow
 >>> row = ScalingRow(cores=2, cycles_per_cl=10.4, value=10.4, memory_bound=True)

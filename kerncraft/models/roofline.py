@@ -17,7 +17,7 @@ from kerncraft.errors import KerncraftError
 from kerncraft.machine.bandwidth import select_bandwidth
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.l1_stream import l1_bytes_per_unit
-from kerncraft.models.registry import ModelReport
+from kerncraft.runner.run import ModelReport
 from kerncraft.models.results import RooflineResult
 from kerncraft.models.transfers import kernel_stream_mix, predict_traffic
 from kerncraft.options import as_options

@@ -59,7 +59,7 @@ class ValidationPlot:
 
 
 def validation_plot(points: Iterable[Any], title: str = "prediction vs measurement") -> ValidationPlot:
-    """From ``ValidationPlotPoint``s or ``kerncraft.bench.validate.ValidationPoint``s
+    """From ``ValidationPlotPoint``s or ``kerncraft.validation.campaign.ValidationPoint``s
     (``kernel``, ``size.level``, ``measured``, ``prediction.ecm`` / ``.roofline``)."""
     converted = []
     for p in points:

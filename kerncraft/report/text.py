@@ -99,7 +99,7 @@ def incore_lines(incore, verbose: int = 0) -> list[str]:
     lines += [f"  note: {note}" for note in incore.notes]
     if verbose:
         lines.append("  " + incore.selection.describe().replace("\n", "\n  "))
-        from kerncraft.incore.report import format_report
+        from kerncraft.report.incore import format_report
         lines.append(format_report(a, unroll=incore.selection.iterations_per_asm_iteration))
     return lines
 
@@ -348,7 +348,7 @@ def _lc_level_lines(analysis, point, cap, u) -> list[str]:
 def format_benchmark(result: "BenchmarkResult", unit: str = "cy/CL") -> str:
     """The ``-p Benchmark`` report of a
     :class:`~kerncraft.models.results.BenchmarkResult` (measured by
-    :func:`kerncraft.bench.benchmark.run_benchmark`)."""
+    :func:`kerncraft.benchmark.kernel_run.run_benchmark`)."""
     units = ["cy/CL", "cy/It", "It/s"] + (["FLOP/s"] if result.flops_per_iteration else [])
     where = ", ".join(map(str, result.cpus))
     lines = [f"Benchmark ({result.cores} core(s) pinned to CPU {where})",

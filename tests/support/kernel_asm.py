@@ -158,7 +158,7 @@ NO_MEMCPY = "-fno-tree-loop-distribute-patterns"
 def compile_source(source: str, compiler: str = "gcc", flags: tuple[str, ...] | list[str] = ("-O3",),
                    use_cache: bool = True) -> str:
     """Compile C source text to AT&T assembly (cached on disk by content)."""
-    from kerncraft.diskcache import atomic_write, entry_path
+    from kerncraft.diskstore import atomic_write, entry_path
 
     exe = shutil.which(compiler)
     if exe is None:

@@ -1,6 +1,6 @@
 """External in-core analyzers as alternative backends (``-i LLVM-MCA``, ``-i OSACA``).
 
-Our own block selection (:func:`kerncraft.build.asm_block.select_block`) picks the
+Our own block selection (:func:`kerncraft.compilation.asm_block.select_block`) picks the
 loop; the backend writes that block, between the tool's comment markers
 (``# LLVM-MCA-BEGIN`` / ``# LLVM-MCA-END``, ``# OSACA-BEGIN`` / ``# OSACA-END``),
 into a fresh temporary directory, runs the tool there with an argument list

@@ -1,7 +1,7 @@
 """Facts about single x86 instructions that several stages need: vector width,
 bytes of a packed memory access, floating-point work.
 
-Used by the loop-block selection (:mod:`kerncraft.build.asm_block`: SIMD width and
+Used by the loop-block selection (:mod:`kerncraft.compilation.asm_block`: SIMD width and
 work per assembly iteration) and the cache-line-split estimate
 (:mod:`kerncraft.incore.linesplit`: which memory operands are vector streams).
 """

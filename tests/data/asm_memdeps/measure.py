@@ -2,9 +2,9 @@
 """Measure the memory-dependency cases of this directory on the host; print a table.
 
 Each ``*.s`` file here is a complete function; a small C driver (below) calls it on
-L1-resident data, the harness of :mod:`kerncraft.bench.microbench` takes the
+L1-resident data, the harness of :mod:`kerncraft.dbtools.microbench` takes the
 minimum time of many calls (pinned with taskset, ``chrt -f 50`` where allowed),
-and :func:`kerncraft.bench.clock.calibrate_clock` converts seconds to core cycles.
+and :func:`kerncraft.measure.clock.calibrate_clock` converts seconds to core cycles.
 Predictions come from ``kerncraft-incore`` (``analyze_text``) with the given
 databases, with and without memory-carried dependencies.
 
@@ -71,7 +71,7 @@ def predict(name: str, arch: str, memory: bool = True):
 
 
 def measure(name: str, cpu: int | None, core_hz: float) -> float:
-    from kerncraft.bench.microbench import build_program, time_loop
+    from kerncraft.dbtools.microbench import build_program, time_loop
     driver, work = CASES[name]
     exe = build_program({name: (HERE / name).read_text()}, {"driver.c": driver},
                         flags=("-O2", "-march=native"))
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="substrings of case file names")
     args = ap.parse_args(argv)
     archs = args.arch or ["ICX", "SKX"]
-    from kerncraft.bench.clock import calibrate_clock
+    from kerncraft.measure.clock import calibrate_clock
     cal = calibrate_clock(cpu=args.cpu)
     print(f"core clock {cal.core_hz / 1e9:.3f} GHz (spread {100 * cal.spread:.1f} %), "
           f"CPU {cal.cpu}")

@@ -1,0 +1,290 @@
+"""What both loop-block selectors share (x86: :mod:`kerncraft.compilation.asm_block`,
+AArch64: :mod:`kerncraft.compilation.asm_block_aarch64`): the candidate and selection
+types, the candidate table, and the checks of a candidate's advances and work
+against the kernel model.
+"""
+from __future__ import annotations
+
+import itertools
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import sympy
+
+from kerncraft.incore.markers import LoopBlock
+from kerncraft.incore.model import Instruction
+from kerncraft.kernel.model import KernelModel
+
+__all__ = ["BlockCandidate", "BlockSelection", "format_candidates"]
+
+_UNROLLED = "the compiler fully unrolled the innermost loop"
+
+
+@dataclass(frozen=True)
+class BlockCandidate:
+    """One innermost assembly loop and what its instructions say."""
+
+    index: int                      # number shown to the user (0-based)
+    block: LoopBlock
+    first_line: int                 # 1-based lines of the label and the branch
+    last_line: int
+    n_packed: int                   # packed SIMD memory or arithmetic instructions
+    n_fp: int                       # floating-point arithmetic instructions
+    flops: int                      # floating-point operations (lanes, FMA = 2)
+    vector_bytes: int               # widest packed memory access (0: none)
+    advances: tuple[int, ...]       # byte advance of each moving memory operand
+    pointer_increment: int | None   # most common advance (bytes per asm iteration)
+    iterations: int | None          # source iterations explaining the advances
+    simd_width: int                 # elements per packed access (1: scalar)
+    outer_unroll: int               # >1: outer loop unrolled and jammed into it
+    consistent: bool
+    plausible: bool                 # consistent and has the kernel's kind of work
+    reason: str                     # why not consistent / plausible ('' if it is)
+    loop_index: str = ""            # source loop the block walks (differs: interchanged)
+
+    @property
+    def total_iterations(self) -> int | None:
+        return None if self.iterations is None else self.iterations * self.outer_unroll
+
+
+@dataclass(frozen=True)
+class BlockSelection:
+    """The chosen loop block and the work one pass through it does.
+
+    ``iterations_per_asm_iteration == unroll * simd_width * outer_unroll``;
+    ``outer_unroll`` is 1 unless the compiler jammed outer iterations into
+    the loop.
+    """
+
+    index: int                               # into ``candidates``
+    block: LoopBlock
+    instructions: tuple[Instruction, ...]
+    candidates: tuple[BlockCandidate, ...]
+    pointer_increment: int                   # bytes per asm iteration
+    unroll: int
+    simd_width: int
+    outer_unroll: int
+    iterations_per_asm_iteration: int
+    mode: str                                # 'auto', 'manual', 'index'
+    explanation: str
+
+    def describe(self) -> str:
+        """Candidate table plus explanation, for ``-v`` output."""
+        return format_candidates(self.candidates, chosen=self.index) + "\n" + self.explanation
+
+
+def _kernel_strides(kernel: KernelModel, level: int = -1) -> list[int]:
+    """Bytes each array access moves per iteration of loop ``level`` (default
+    innermost; positive; accesses with symbolic or zero stride left out)."""
+    loop = kernel.loops[level]
+    values = {c.symbol: sympy.Integer(v) for c in kernel.constants
+              if (v := kernel.bindings.get(c.name)) is not None}
+    strides = []
+    for acc in kernel.accesses:
+        arr = kernel.arrays.get(acc.array)
+        if arr is None or arr.is_scalar:
+            continue
+        coeff = sympy.diff(acc.linear_index, loop.symbol).xreplace(values)
+        if coeff.is_Integer and coeff != 0:
+            strides.append(abs(int(coeff)) * arr.element_size * abs(loop.step))
+    return strides
+
+
+def _element_size(kernel: KernelModel) -> int:
+    sizes = [kernel.arrays[a.array].element_size for a in kernel.accesses
+             if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar]
+    return min(sizes, default=8)
+
+
+def _trip_count(kernel: KernelModel, level: int = -1) -> int | None:
+    """Numeric trip count of loop ``level`` if known; for a triangular nest (bounds that
+    depend on outer indices) the largest one, over the outer indices at their first and
+    last values (affine bounds: the extremes are at the ends), since the question asked
+    of it is how many iterations one pass of the loop can have."""
+    level = level % len(kernel.loops)
+    values = {c.symbol: v for c in kernel.constants if (v := kernel.bindings.get(c.name))}
+    counts = []
+    for ends in itertools.product((True, False), repeat=level):
+        count = kernel.loops[level].trip_count()
+        for loop, first in zip(kernel.loops[:level], ends):
+            last = loop.end - 1 if loop.step > 0 else loop.end + 1
+            count = count.subs(loop.symbol, loop.start if first else last)
+        count = sympy.sympify(count).subs(values)
+        if not count.is_Integer:
+            return None
+        counts.append(int(count))
+        if not any(s in kernel.loops[level].trip_count().free_symbols
+                   for s in (lp.symbol for lp in kernel.loops[:level])):
+            break                  # rectangular: one evaluation is enough
+    return max(counts)
+
+
+def _best_iterations(advances: Sequence[int], strides: Sequence[int]) -> tuple[int | None, int]:
+    """(k, number of advances explained): the k that explains most advances."""
+    votes: Counter = Counter()
+    for d in advances:
+        for k in {abs(d) // s for s in set(strides) if abs(d) % s == 0}:
+            votes[k] += 1
+    if not votes:
+        return None, 0
+    k, n = max(votes.items(), key=lambda kv: (kv[1], -kv[0]))
+    return k, n
+
+
+def _check_iterations(kernel: KernelModel, advances: Sequence[int], simd: int,
+                      level: int, check_simd: bool = True) -> tuple[int | None, str]:
+    """(k, '') if loop ``level``'s strides explain every advance, else (k, why not)."""
+    strides = _kernel_strides(kernel, level)
+    k, explained = _best_iterations(advances, strides)
+    trips = _trip_count(kernel, level)
+    if not advances:
+        return k, "no memory operand advances with the loop"
+    if not strides:
+        return k, "the kernel's innermost strides are unknown (bind the constants)"
+    if k is None:
+        return k, (f"advances {_fmt_set(advances)} B fit no stride of the kernel "
+                   f"({_fmt_set(strides)} B per iteration)")
+    if explained < len(advances):
+        return k, (f"advances {_fmt_set(advances)} B are not all a multiple {k} of the "
+                   f"kernel's strides ({_fmt_set(strides)} B)")
+    if trips is not None and k > max(trips, 0):
+        return k, (f"{k} iterations per pass but loop '{kernel.loops[level].index}' has "
+                   f"only {trips}: an outer loop ({_UNROLLED})")
+    if check_simd:
+        return k, _simd_mismatch(kernel, k, simd, level)
+    return k, ""
+
+
+def _simd_mismatch(kernel: KernelModel, k: int, simd: int, level: int, jam: int = 1) -> str:
+    """Why ``k`` iterations (of a loop with step s, times ``jam`` outer iterations) are
+    no whole number of vectors, '' if they are. A step of 2 with two statements that
+    the compiler packs into one vector (SLP) makes k iterations k * 2 elements."""
+    elements = k * abs(kernel.loops[level].step) * jam
+    if elements % simd:
+        return f"{k} iterations per asm iteration is no multiple of the SIMD width {simd}"
+    return ""
+
+
+def _outer_vectorised(kernel: KernelModel, k: int, simd: int, flops: int, n_packed: int,
+                      level: int) -> int:
+    """Outer iterations in the vector lanes (outer-loop vectorisation: ``c[i][j] +=
+    a[i][k] * a[k][j]`` vectorised over j in a k loop), 1 if the block is not that:
+    its flops are a multiple of the kernel's for k iterations that fills whole vectors."""
+    jam = _outer_unroll(kernel, flops, k)
+    if n_packed and jam > 1 and not _simd_mismatch(kernel, k, simd, level, jam):
+        return jam
+    return 1
+
+
+def _work_of(kernel: KernelModel, lp: LoopBlock, flops: int, simd: int) -> float:
+    """Source iterations the block's work amounts to (by flops, else by memory
+    instructions), to tell an interchanged loop from an outer loop around a
+    fully unrolled inner one."""
+    if kernel.total_flops:
+        return flops / kernel.total_flops
+    arrays = {a.array for a in kernel.accesses
+              if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar}
+    return (lp.n_loads + lp.n_stores) * simd / max(len(arrays), 1)
+
+
+def _fmt_set(values: Sequence[int]) -> str:
+    return "{" + ", ".join(str(v) for v in sorted(set(values))) + "}"
+
+
+def _outer_unroll(kernel: KernelModel, flops: int, k: int | None) -> int:
+    """Outer iterations jammed into the loop, from its floating-point work."""
+    expected = kernel.total_flops * (k or 0)
+    if expected and flops >= 2 * expected and flops % expected == 0:
+        return flops // expected
+    return 1
+
+
+def _work_mismatch(kernel: KernelModel, lp: LoopBlock, n_fp: int) -> str:
+    """Why ``lp`` cannot be the kernel's loop judging by its kind of work.
+
+    Only accesses that move with the innermost index count: ``y[i] += ...``
+    in a j-loop is kept in a register and needs no load or store there.
+    """
+    loop = kernel.loops[-1]
+    moving = [a for a in kernel.accesses if a.array in kernel.arrays
+              and not kernel.arrays[a.array].is_scalar
+              and sympy.diff(a.linear_index, loop.symbol) != 0]
+    if any(a.kind == "write" for a in moving) and not lp.n_stores:
+        return "no store, but the kernel writes an array"
+    if any(a.kind == "read" for a in moving) and not lp.n_loads:
+        return "no load, but the kernel reads an array"
+    if kernel.total_flops and not n_fp:
+        return "no floating-point arithmetic, but the kernel has some"
+    return ""
+
+
+def format_candidates(candidates: Sequence[BlockCandidate], chosen: int | None = None) -> str:
+    """Table of the candidate blocks: sizes, instruction mix, increments."""
+    head = (f"{'':2}{'#':>3} {'label':<10} {'lines':>11} {'instr':>5} {'vec':>4} {'simd':>4} "
+            f"{'load':>4} {'store':>5} {'fp':>4} {'flops':>5} {'ptr+B':>6} {'it/asm':>6}  note")
+    rows = [head]
+    for c in candidates:
+        it = "-" if c.total_iterations is None else str(c.total_iterations)
+        ptr = "-" if c.pointer_increment is None else str(c.pointer_increment)
+        note = c.reason or "consistent"
+        if c.outer_unroll > 1:
+            note += f" (outer loop unrolled x{c.outer_unroll})"
+        mark = "*" if c.index == chosen else " "
+        b = c.block
+        rows.append(f"{mark:2}{c.index:>3} {b.label:<10} {c.first_line:>5}-{c.last_line:<5} "
+                    f"{b.n_instructions:>5} {b.n_vector:>4} {c.n_packed:>4} {b.n_loads:>4} "
+                    f"{b.n_stores:>5} "
+                    f"{c.n_fp:>4} {c.flops:>5} {ptr:>6} {it:>6}  {note}")
+    return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class IsaFacts:
+    """What block candidates need to know about one instruction set's instructions."""
+
+    flops: Callable[[Instruction], tuple[int, int]]         # (FP instructions, FLOPs)
+    packed_access_bytes: Callable[[Instruction], int]      # 0: no packed memory access
+    is_packed_arithmetic: Callable[[Instruction], bool]
+    operand_advances: Callable[[Sequence[Instruction]], list[int]]
+
+
+def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelModel,
+                   isa: IsaFacts) -> BlockCandidate:
+    """The facts of one innermost loop block and whether it is the kernel's (x86 and
+    AArch64 alike; ``isa`` supplies the instruction facts)."""
+    instrs = lp.instructions
+    fp = [isa.flops(x) for x in instrs]
+    n_fp, flops = sum(f[0] for f in fp), sum(f[1] for f in fp)
+    n_packed = sum(1 for x in instrs
+                   if isa.packed_access_bytes(x) or isa.is_packed_arithmetic(x))
+    vector_bytes = max((isa.packed_access_bytes(x) for x in instrs), default=0)
+    simd = max(vector_bytes // _element_size(kernel), 1)
+    advances = tuple(isa.operand_advances(instrs))
+    most = Counter(abs(a) for a in advances).most_common(1)
+    level = len(kernel.loops) - 1
+    k, reason = _check_iterations(kernel, advances, simd, -1, check_simd=False)
+    if not reason and k is not None and _simd_mismatch(kernel, k, simd, level) \
+            and _outer_vectorised(kernel, k, simd, flops, n_packed, level) == 1:
+        reason = _simd_mismatch(kernel, k, simd, level)
+    if reason and advances and len(kernel.loops) > 1:
+        # Did the compiler interchange the loops? Then the block walks an outer
+        # index, doing one body execution per step (checked by its work).
+        for lvl in range(len(kernel.loops) - 2, -1, -1):
+            k2, why = _check_iterations(kernel, advances, simd, lvl)
+            if not why and _work_of(kernel, lp, flops, simd) <= k2:
+                k, reason, level = k2, "", lvl
+                break
+    jam = 1 if reason else _outer_unroll(kernel, flops, k)
+    consistent = not reason
+    if consistent:
+        reason = _work_mismatch(kernel, lp, n_fp)
+    return BlockCandidate(
+        index=index, block=lp, first_line=lines[lp.first].line_number,
+        last_line=lines[lp.last].line_number, n_packed=n_packed, n_fp=n_fp, flops=flops,
+        vector_bytes=vector_bytes, advances=advances,
+        pointer_increment=most[0][0] if most else None, iterations=k, simd_width=simd,
+        outer_unroll=jam, consistent=consistent, plausible=consistent and not reason,
+        reason=reason, loop_index=kernel.loops[level].index)
+

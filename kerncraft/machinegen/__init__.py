@@ -1,0 +1,8 @@
+"""``kerncraft-machine``: measure this host and write a Kerncraft-format machine file.
+
+:mod:`~kerncraft.machinegen.generate` plans and runs the measurements (with the
+primitives of :mod:`kerncraft.measure`), :mod:`~kerncraft.machinegen.working_sets`
+chooses the sizes per memory level, :mod:`~kerncraft.machinegen.upstream_fit` and
+:mod:`~kerncraft.machinegen.penalty_fit` derive per-level throughputs and the memory
+penalty, and :mod:`~kerncraft.machinegen.render` writes the YAML text.
+"""
