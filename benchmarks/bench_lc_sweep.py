@@ -25,7 +25,7 @@ from pathlib import Path
 
 import kerncraft
 from kerncraft.cache.layer_conditions import lc_analysis, predict_traffic_lc
-from kerncraft.models.lc import lc_model
+from kerncraft.runner.run import model_report
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
 
@@ -51,7 +51,8 @@ def main(argv: list[str]) -> int:
     bound = [kernel.bind(b) for b in binds]
     _, wall_p, cpu_p = _timed(lambda: [predict_traffic_lc(k, machine) for k in bound])
     args = argparse.Namespace(cores=1)
-    _, wall_m, cpu_m = _timed(lambda: [lc_model(kernel.bind(b), machine, args) for b in binds])
+    _, wall_m, cpu_m = _timed(lambda: [model_report("LC", kernel.bind(b), machine, args)
+                                       for b in binds])
 
     print(f"3d-7pt on CSX, {points} points N=M=L={nmin}..{nmax}")
     print(f"  symbolic analysis (once): {wall_a:7.3f} s wall {cpu_a:7.3f} s CPU")

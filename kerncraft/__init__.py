@@ -11,7 +11,7 @@ stays fast)::
                            defines={"N": [10**3, 10**5, 10**7]})
 
 :func:`analyze` returns the model's typed, frozen result (:class:`ECMResult`,
-:class:`InCoreResult`, :class:`ECMDataResult`, :class:`RooflineResult`,
+:class:`ECMCPUResult`, :class:`ECMDataResult`, :class:`RooflineResult`,
 :class:`LCResult`, :class:`BenchmarkResult`; traffic as :class:`TrafficResult`),
 each with ``to_dict()`` in the JSON schema of ``docs/json.md``;
 :func:`format_result` gives the text the command line prints.
@@ -33,7 +33,7 @@ from kerncraft.version import __version__
 _LAZY = {
     "analyze": "kerncraft.api", "sweep": "kerncraft.api", "SweepRow": "kerncraft.api",
     "AnalysisOptions": "kerncraft.options",
-    "ECMResult": "kerncraft.models.results", "InCoreResult": "kerncraft.models.results",
+    "ECMResult": "kerncraft.models.results", "ECMCPUResult": "kerncraft.models.results",
     "ECMDataResult": "kerncraft.models.results", "RooflineResult": "kerncraft.models.results",
     "LCResult": "kerncraft.models.results", "BenchmarkResult": "kerncraft.models.results",
     "TrafficResult": "kerncraft.cache.traffic",

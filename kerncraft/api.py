@@ -3,8 +3,9 @@
 :func:`analyze` runs one model for one kernel on one machine at one point and
 returns its typed result (:mod:`kerncraft.models.results`); :func:`sweep` runs
 it over the cartesian product of constant values and returns one
-:class:`SweepRow` per point. The command line does the same through
-:func:`kerncraft.runner.run.run_models`.
+:class:`SweepRow` per point. The models are those of the table
+:data:`kerncraft.runner.table.MODELS` (re-exported here with :func:`canonical_model`);
+the command line runs them through :func:`kerncraft.runner.run.run_models`.
 
 >>> import kerncraft
 >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECMData",
@@ -17,11 +18,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Union
 
 from kerncraft.errors import KerncraftError, SourceLocation
 from kerncraft.options import AnalysisOptions
 from kerncraft.resources import bundled_kernel, bundled_kernel_names
+# the table of models, re-exported: ``kerncraft.api.MODELS`` and ``canonical_model``
+from kerncraft.runner.table import MODEL_ALIASES, MODELS, canonical_model, model_entry
 
 if TYPE_CHECKING:  # pragma: no cover
     from kerncraft.kernel.model import KernelModel
@@ -30,37 +33,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["analyze", "sweep", "SweepRow", "MODELS", "MODEL_ALIASES", "canonical_model",
            "load_kernel", "read_kernel_file", "resolve_machine"]
 
-MODELS: Mapping[str, str] = {
-    "ECM": "kerncraft.models.ecm:compute_ecm",
-    "ECMData": "kerncraft.models.ecm_data:compute_ecm_data",
-    "ECMCPU": "kerncraft.models.ecm:compute_ecm_cpu",
-    "RooflineFLOP": "kerncraft.models.roofline:compute_roofline_flop",
-    "RooflineASM": "kerncraft.models.roofline:compute_roofline_asm",
-    "LC": "kerncraft.models.lc:compute_lc",
-    "Benchmark": "kerncraft.api:_measure",
-}
-"""Model name -> 'module:function' computing its typed result (imported when used)."""
-
-MODEL_ALIASES: Mapping[str, str] = {"Roofline": "RooflineFLOP", "RooflineIACA": "RooflineASM"}
-
 KernelLike = Union["KernelModel", str, Path]
 MachineLike = Union["MachineModel", str, Path]
 DefineValues = Union[int, str, Iterable[int]]
-
-
-def canonical_model(name: str) -> str:
-    """The canonical name of a model (case-insensitive, aliases accepted).
-
-    >>> canonical_model("roofline"), canonical_model("ecm")
-    ('RooflineFLOP', 'ECM')
-    """
-    lookup = {m.lower(): m for m in MODELS}
-    lookup.update({a.lower(): m for a, m in MODEL_ALIASES.items()})
-    try:
-        return lookup[str(name).lower()]
-    except KeyError:
-        choices = ", ".join(tuple(MODELS) + tuple(MODEL_ALIASES))
-        raise KerncraftError(f"unknown model {name!r} (choose from {choices})") from None
 
 
 def read_kernel_file(path_text: str | Path) -> str:
@@ -128,21 +103,6 @@ def resolve_machine(machine: MachineLike) -> "MachineModel":
                     f"{type(machine).__name__}")
 
 
-def _model_function(name: str) -> Callable[..., Any]:
-    import importlib
-
-    module_name, function = MODELS[name].split(":")
-    return getattr(importlib.import_module(module_name), function)
-
-
-def _measure(kernel, machine, options: AnalysisOptions):
-    """``Benchmark``: measure the kernel on this host (a BenchmarkResult)."""
-    from kerncraft.benchmark.kernel_run import run_benchmark
-
-    return run_benchmark(kernel, machine, cores=options.cores, compiler=options.compiler,
-                         flags=options.compiler_flags, predictor=options.cache_predictor)
-
-
 def _options(options: AnalysisOptions | None, settings: Mapping[str, Any]) -> AnalysisOptions:
     """``options`` with the keyword settings applied (the keywords win)."""
     base = options if options is not None else AnalysisOptions()
@@ -179,7 +139,7 @@ def analyze(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     ``ignore_unknown``, ``cache_fill``, ``aliasing``); ``options`` gives them all at once and
     the keywords override it.
 
-    Returns the model's typed result: ECMResult, InCoreResult (ECMCPU),
+    Returns the model's typed result: ECMResult, ECMCPUResult (ECMCPU),
     ECMDataResult, RooflineResult, LCResult or BenchmarkResult.
 
     >>> result = analyze("kernels/copy.c", "CSX", model="ECM", defines={"N": 10**7})
@@ -192,7 +152,7 @@ def analyze(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     chosen = _options(options, {"cores": cores, "cache_predictor": cache_predictor,
                                 "incore_model": incore_model, "unit": unit, **settings})
     bound = _bind(load_kernel(kernel), defines)
-    return _model_function(name)(bound, resolve_machine(machine), chosen)
+    return model_entry(name).compute(bound, resolve_machine(machine), chosen)
 
 
 @dataclass(frozen=True)
@@ -259,7 +219,7 @@ def sweep(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     unbound = load_kernel(kernel)
     unbound = unbound.unbound if unbound.unbound is not None else unbound
     loaded = resolve_machine(machine)
-    compute = _model_function(name)
+    compute = model_entry(name).compute
     rows = []
     for point in _points(defines or {}, max_points):
         bound = _bind(unbound, point)

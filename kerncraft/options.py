@@ -6,7 +6,7 @@ Every model reads its settings from one frozen :class:`AnalysisOptions`. The
 let :func:`kerncraft.analyze` do it. The attribute names are the command line's
 option names (``--cache-predictor`` -> ``cache_predictor``), so an object with
 those attributes - such as the namespace older scripts pass to
-``ecm_model(kernel, machine, args)`` - converts with :func:`as_options`
+``model_report(name, kernel, machine, args)`` - converts with :func:`as_options`
 without this module knowing where it came from.
 
 >>> from kerncraft.options import AnalysisOptions

@@ -53,7 +53,7 @@ __all__ = [
     "cy_per_cl_to_flop_per_s", "flop_per_s_to_cy_per_cl",
     "convert_performance", "bytes_per_second_to_bytes_per_cycle",
     "bytes_per_cycle_to_bytes_per_second", "transfer_cycles",
-    "format_quantity",
+    "format_quantity", "format_machine_size",
 ]
 
 
@@ -315,3 +315,12 @@ def format_quantity(value: float, unit: str, digits: int = 3) -> str:
         if float(_significant(magnitude / factor, digits)) >= 1:
             return f"{_significant(value / factor, digits)} {prefix}{unit}"
     return f"{_significant(value, digits)} {unit}"
+
+
+def format_machine_size(nbytes: float) -> str:
+    """A byte size as machine files write it: binary prefixes, two decimals
+    ('48.00 kB' = 48 x 1024 B, see the module doc), whole bytes below 1 kB."""
+    for factor, unit in ((1024**3, "GB"), (1024**2, "MB"), (1024, "kB")):
+        if nbytes >= factor:
+            return f"{nbytes / factor:.2f} {unit}"
+    return f"{nbytes:.0f} B"

@@ -117,16 +117,23 @@ def test_sweep_analyses_what_does_not_depend_on_the_sizes_once(monkeypatch):
 
 
 def test_benchmark_model_measures_with_the_options(monkeypatch):
-    """analyze(model="Benchmark") hands cores, compiler and predictor to the measurement
-    and returns its BenchmarkResult (a stand-in here: no timing on a test machine)."""
+    """analyze(model="Benchmark") hands cores, compiler, predictor and aliasing to the
+    measurement (as -p Benchmark does) and returns its BenchmarkResult in ``unit`` (a
+    fixed one here: no timing on a test machine)."""
+    import dataclasses
+
     from kerncraft.benchmark import kernel_run as bm
+    from support.fixed_measurement import FIXED_MEASUREMENT
     calls = []
     monkeypatch.setattr(bm, "run_benchmark", lambda kernel, machine, **kw: calls.append(
-        (kernel.bindings, kw)) or "measured")
-    assert kerncraft.analyze(COPY_C, "CSX", model="benchmark", defines={"N": 64}, cores=2,
-                             compiler="gcc", cache_predictor="SIM") == "measured"
+        (kernel.bindings, kw)) or FIXED_MEASUREMENT)
+    result = kerncraft.analyze(COPY_C, "CSX", model="benchmark", defines={"N": 64}, cores=2,
+                               compiler="gcc", cache_predictor="SIM", unit="cy/It")
+    assert result == dataclasses.replace(FIXED_MEASUREMENT, unit="cy/It")
+    assert result.to_dict()["value"] == 6.25
     assert calls == [({"N": 64}, {"cores": 2, "compiler": "gcc", "flags": None,
-                                  "predictor": "SIM"})]
+                                  "predictor": "SIM", "aliasing": "distinct", "min_time": 0.2,
+                                  "repeats": 3, "backend": "auto"})]
 
 
 def test_import_stays_lazy():

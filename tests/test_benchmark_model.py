@@ -28,8 +28,8 @@ from kerncraft.errors import KerncraftError
 from kerncraft.kernel.parser import parse_kernel
 from kerncraft.machine.loader import load_machine
 from kerncraft.benchmark import kernel_run as bm
-from kerncraft.models.compare import (ComparisonRow, compare_reports, format_comparison,
-                                      relative_error)
+from kerncraft.models.compare import ComparisonRow, compare_reports, relative_error
+from kerncraft.report.text import format_comparison
 from kerncraft.runner.run import ModelReport
 
 REPO = Path(__file__).resolve().parents[1]
@@ -274,7 +274,7 @@ def test_run_models_reports_measurement_progress_on_stderr(monkeypatch, capsys):
     stubs = {"ECM": lambda k, m, a: ModelReport("ECM", "ECM stub", {}),
              "Benchmark": lambda k, m, a: ModelReport("Benchmark", "Benchmark stub",
                                                       {"cycles_per_cl": 10.0})}
-    monkeypatch.setattr(registry, "load_model", lambda name: stubs[name])
+    monkeypatch.setattr(registry, "model_report", lambda name, *a: stubs[name](*a))
     machine = load_machine("ICX-VM")
     unbound = parse_kernel((KERNELS / "copy.c").read_text(), filename="copy.c")
     out = io.StringIO()
@@ -291,7 +291,7 @@ def test_run_models_prints_and_stores_the_comparison(monkeypatch, tmp_path):
                  "scaling": [{"cores": 1, "cycles_per_cl": 9.0}]}),
              "Benchmark": lambda k, m, a: ModelReport("Benchmark", "Benchmark stub",
                                                       {"cycles_per_cl": 10.0})}
-    monkeypatch.setattr(registry, "load_model", lambda name: stubs[name])
+    monkeypatch.setattr(registry, "model_report", lambda name, *a: stubs[name](*a))
     out = io.StringIO()
     target = tmp_path / "r.json"
     machine = load_machine("ICX-VM")

@@ -18,8 +18,8 @@ from kerncraft.cache.addresses import (PAGE_SIZE, LoopWalker, UnitGenerator,
 from kerncraft.cache.addresses import reuse_span
 from kerncraft.cache.sim_predictor import predict_traffic_sim, simulate_traffic
 from kerncraft.cache.cache_sim_engine import engine_source
-from kerncraft.cache.cache_sim import (MEMORY, CacheSimulator, LevelSpec,
-                                       level_specs_from_machine)
+from kerncraft.cache.cache_sim import MEMORY, CacheSimulator
+from kerncraft.cache.sim_levels import LevelSpec, level_specs_from_machine
 from kerncraft.cache.traffic import transfer_volumes
 from kerncraft.errors import DefineError, KernelError, KerncraftError
 

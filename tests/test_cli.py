@@ -102,14 +102,15 @@ def test_iaca_is_refused_clearly(capsys):
     assert code == 2 and "IACA" in err
 
 
-def test_no_model_is_planned_any_more():
-    """Benchmark was the last planned model (it used to answer 'not available yet' with
-    exit code 3); now every model the CLI accepts is implemented."""
-    from kerncraft.cli.kerncraft import PERFORMANCE_MODELS
-    from kerncraft.runner.run import IMPLEMENTED, PLANNED
+def test_the_cli_offers_the_models_of_the_table():
+    """-p takes the models of the one table (kerncraft.runner.table) and its aliases."""
+    from kerncraft.cli.kerncraft import PERFORMANCE_MODELS, build_parser
+    from kerncraft.runner.table import MODELS
 
-    assert not PLANNED
-    assert set(PERFORMANCE_MODELS) <= set(IMPLEMENTED)
+    assert PERFORMANCE_MODELS == tuple(MODELS)
+    args = build_parser().parse_args(["-p", "roofline", "-p", "RooflineIACA", "-p", "ecmcpu",
+                                      "-m", "CSX", "k.c"])
+    assert args.pmodel == ["RooflineFLOP", "RooflineASM", "ECMCPU"]
 
 
 def test_verbose_prints_kernel_summary(capsys):

@@ -11,11 +11,11 @@ Roofline). Nothing here was copied from the tool's output.
 
 What the tests check
 --------------------
-* ``test_ecm_*``: ``ecm_model(...).data`` (in-core port cycles, T_OL, T_nOL, link
-  volumes and times, predictions, n_s, scaling table) against the derivation,
+* ``test_ecm_*``: ``model_report("ECM", ...).data`` (in-core port cycles, T_OL, T_nOL,
+  link volumes and times, predictions, n_s, scaling table) against the derivation,
   and the same in cy/It, It/s and FLOP/s;
-* ``test_roofline_*``: ``roofline_flop_model`` (no compiler needed) and
-  ``roofline_asm_model``;
+* ``test_roofline_*``: ``model_report("RooflineFLOP", ...)`` (no compiler needed) and
+  ``model_report("RooflineASM", ...)``;
 * ``test_golden_text_*``: the full text of ``kerncraft -p ECM ...`` and
   ``kerncraft -p RooflineFLOP -p RooflineASM ...`` equals the stored file in
   ``tests/data/golden/``, and the key numbers of those files equal the
@@ -53,8 +53,7 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.models.ecm import ecm_model
-from kerncraft.models.roofline import roofline_asm_model, roofline_flop_model
+from kerncraft.runner.run import model_report
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "kernels"
@@ -145,7 +144,7 @@ def test_derivation_is_self_consistent(case):
 @needs_gcc12
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_ecm_incore(csx, case):
-    data = ecm_model(bound(case), csx, args()).data
+    data = model_report("ECM", bound(case), csx, args()).data
     incore = data["incore"]
     assert incore["compiler"] == "gcc"
     assert incore["flags"] == "-O3 -march=cascadelake -ffreestanding"
@@ -166,7 +165,7 @@ def test_ecm_incore(csx, case):
 @needs_gcc12
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_ecm_traffic_and_composition(csx, case):
-    data = ecm_model(bound(case), csx, args()).data
+    data = model_report("ECM", bound(case), csx, args()).data
     links = {link["name"]: link for link in data["links"]}
     assert list(links) == ["T_L1L2", "T_L2L3", "T_L3MEM"]
     for name, (loads, stores) in zip(links, case.links):
@@ -190,7 +189,7 @@ def test_ecm_traffic_and_composition(csx, case):
 @needs_gcc12
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_ecm_saturation_and_scaling(csx, case):
-    data = ecm_model(bound(case), csx, args()).data
+    data = model_report("ECM", bound(case), csx, args()).data
     assert data["saturated_T_L3MEM"] == approx(case.saturated)
     assert data["saturation_cores"] == case.n_s
     table = {p["cores"]: p for p in data["scaling"]}
@@ -207,9 +206,9 @@ def test_ecm_saturation_and_scaling(csx, case):
 def test_ecm_units(csx, case, unit):
     if unit == "FLOP/s" and not case.flops_per_it:
         with pytest.raises(kerncraft.KerncraftError, match="FLOP/s is undefined"):
-            ecm_model(bound(case), csx, args(unit=unit))
+            model_report("ECM", bound(case), csx, args(unit=unit))
         return
-    data = ecm_model(bound(case), csx, args(unit=unit)).data
+    data = model_report("ECM", bound(case), csx, args(unit=unit)).data
     assert data["unit"] == unit
     assert list(data["predictions_in_unit"].values()) == [
         approx(to_unit(case, t, unit)) for t in case.predictions]
@@ -224,13 +223,13 @@ def test_ecm_units(csx, case, unit):
 @needs_gcc12
 def test_ecm_units_spot_values(csx):
     """A few unit values written out as plain numbers (2.5 GHz, 8 It/CL)."""
-    triad = ecm_model(bound(TRIAD), csx, args(unit="FLOP/s")).data["predictions_in_unit"]
+    triad = model_report("ECM", bound(TRIAD), csx, args(unit="FLOP/s")).data["predictions_in_unit"]
     assert triad["L1"] == approx(16 * 2.5e9 / 3.0)          # 13.33 GFLOP/s
     assert triad["L2"] == approx(16 * 2.5e9 / 6.0)          # 6.67 GFLOP/s
     assert triad["L3"] == approx(16 * 2.5e9 / 18.0)         # 2.22 GFLOP/s
-    copy = ecm_model(bound(COPY), csx, args(unit="cy/It")).data["predictions_in_unit"]
+    copy = model_report("ECM", bound(COPY), csx, args(unit="cy/It")).data["predictions_in_unit"]
     assert (copy["L1"], copy["L2"], copy["L3"]) == (approx(0.25), approx(0.5), approx(1.5))
-    s3d = ecm_model(bound(S3D), csx, args(unit="It/s")).data["predictions_in_unit"]
+    s3d = model_report("ECM", bound(S3D), csx, args(unit="It/s")).data["predictions_in_unit"]
     assert s3d["L1"] == approx(20e9 / 11.0)                 # 1.82 GIt/s
     assert s3d["L2"] == approx(20e9 / 16.0)                 # 1.25 GIt/s
 
@@ -242,7 +241,7 @@ def _roofline_cycles(case: Case, level: str) -> float:
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_roofline_flop(csx, case):
-    data = roofline_flop_model(bound(case), csx, args()).data
+    data = model_report("RooflineFLOP", bound(case), csx, args()).data
     levels = {lvl["level"]: lvl for lvl in data["levels"]}
     assert list(levels) == ["L1", "L2", "L3", "MEM"]
     for name, lvl in levels.items():
@@ -270,7 +269,7 @@ def test_roofline_flop(csx, case):
 @needs_gcc12
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_roofline_asm(csx, case):
-    data = roofline_asm_model(bound(case), csx, args()).data
+    data = model_report("RooflineASM", bound(case), csx, args()).data
     levels = {lvl["level"]: lvl for lvl in data["levels"]}
     assert list(levels) == ["L2", "L3", "MEM"]               # L1 is inside the in-core time
     for name, lvl in levels.items():
@@ -302,7 +301,7 @@ IN_L3 = {"N": 500, "M": 500}
 def test_ecm_2d5pt_in_l3(csx):
     kernel = kerncraft.parse_kernel((KERNELS / "2d-5pt.c").read_text(),
                                     filename="2d-5pt.c").bind(IN_L3)
-    data = ecm_model(kernel, csx, args()).data
+    data = model_report("ECM", kernel, csx, args()).data
     assert data["contributions"] == {"T_L1L2": approx(3.0), "T_L2L3": approx(8.0),
                                      "T_L3MEM": approx(0.0)}
     links = {link["name"]: link for link in data["links"]}
@@ -333,7 +332,7 @@ def test_ecm_2d5pt_in_l3(csx):
 def test_ecm_in_l3_does_not_claim_saturation(csx):
     kernel = kerncraft.parse_kernel((KERNELS / "2d-5pt.c").read_text(),
                                     filename="2d-5pt.c").bind(IN_L3)
-    report = ecm_model(kernel, csx, args())
+    report = model_report("ECM", kernel, csx, args())
     assert "saturating at" not in report.text
     assert "does not saturate the memory interface" in report.text
     assert report.data["saturation_cores"] is None
@@ -349,19 +348,18 @@ def test_ecm_in_l3_does_not_claim_saturation(csx):
 # therefore be max(T_MEM(10)/10, 320 B / (36.54 GB/s * 1.5 / 2.5 GHz = 21.924 B/cy, the
 # saturated copy bandwidth of the NUMA domain)) = 14.60 cy/CL (T_MEM(10) = 11 + 5 + 16 +
 # 14.60 = 46.6, /10 = 4.66), memory bound.
-# ecm_model computes the traffic once with cores=1 (kerncraft/models/ecm.py, ecm_model:
+# compute_ecm computed the traffic once with cores=1 (kerncraft/models/ecm.py, compute_ecm:
 # predict_traffic(..., cores=1)) and _memory_times reuses it for every core count, so the
 # row says 192 / 21.876 = 8.78 cy/CL: 1.67x too optimistic, and -c 10 of ECM and ECMData
 # disagree on the memory traffic.
 @needs_gcc12
 def test_ecm_scaling_uses_traffic_of_n_cores(csx):
-    from kerncraft.models.ecm_data import ecm_data_model
 
     kernel = kerncraft.parse_kernel((KERNELS / "3d-7pt.c").read_text(),
                                     filename="3d-7pt.c").bind({"N": 250, "M": 250, "L": 250})
-    ecmdata = ecm_data_model(kernel, csx, args(cores=10)).data
+    ecmdata = model_report("ECMData", kernel, csx, args(cores=10)).data
     assert (ecmdata["links"][2]["loads_cl"], ecmdata["links"][2]["stores_cl"]) == (4.0, 1.0)
-    row = ecm_model(kernel, csx, args(cores=10)).data["scaling"][9]
+    row = model_report("ECM", kernel, csx, args(cores=10)).data["scaling"][9]
     assert row["cycles_per_cl"] == approx(320 / bpc(COPY_MEM[9], COPY_WA))
 
 

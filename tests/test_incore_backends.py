@@ -80,7 +80,7 @@ def test_llvm_mca_multi_unit_resources_get_unit_suffix():
     assert ports["Zn3AGU0"] == 0.0                      # '-' is zero
     # a machine file may name the resource without unit suffix
     assert ip.split_ports(ports, ("Zn3Load",))[0] == 1.33
-    assert ip._port_matches("Zn3LSU", tuple(ports))
+    assert ip.port_matches("Zn3LSU", tuple(ports))
 
 
 def test_llvm_mca_malformed_report():
@@ -342,7 +342,8 @@ def test_ecmcpu_with_fake_llvm_mca_and_osaca(tmp_path, monkeypatch):
     data = mca.to_dict()
     assert data["critical_path_cy_per_cl"] is None and data["lcd_cy_per_cl"] is None
     assert data["simulated_cy_per_cl"] == pytest.approx(4.664)
-    assert "critical path n/a" in "\n".join(mca.text_lines())
+    from kerncraft.report.text import backend_incore_lines
+    assert "critical path n/a" in "\n".join(backend_incore_lines(mca))
 
     osa = ip.predict_incore(kernel, machine, iterations_per_cacheline=8, incore_model="OSACA")
     assert osa.arch == "OSACA CSX" and osa.non_overlapping_ports == ("2D", "3D")

@@ -10,8 +10,9 @@ import pytest
 import kerncraft
 from kerncraft.cli.kerncraft import main
 from kerncraft.benchmark import kernel_run as bm
-from kerncraft.report.schema import (DOCUMENT, MODEL_SCHEMAS, NUMBER, AnyOf, MapOf, Optional,
-                                     check)
+from kerncraft.report.schema import NUMBER, AnyOf, MapOf, Optional, check
+from kerncraft.runner.table import DOCUMENT_SCHEMA as DOCUMENT
+from kerncraft.runner.table import MODELS
 from support.fixed_measurement import FIXED_MEASUREMENT
 from test_ecm_golden import needs_gcc12      # the in-core numbers are gcc 12's
 
@@ -75,7 +76,7 @@ def test_api_results_match_the_model_schemas():
     for model in PREDICTING:
         result = kerncraft.analyze(KERNELS / "daxpy.c", "ZEN2", model=model,
                                    defines={"N": 4096})
-        assert check(result.to_dict(), MODEL_SCHEMAS[model]) == [], model
+        assert check(result.to_dict(), MODELS[model].schema) == [], model
 
 
 def test_the_checker_finds_every_kind_of_mismatch():

@@ -18,7 +18,7 @@ from kerncraft.machinegen.penalty_fit import PenaltyPoint, fit_penalties, penalt
 from kerncraft.machinegen.upstream_fit import link_lines
 from kerncraft.errors import MachineFileError
 from kerncraft.machine.loader import parse_machine_text
-from kerncraft.models.ecm import ecm_model
+from kerncraft.runner.run import model_report
 
 from test_ecm_golden import needs_gcc12
 
@@ -66,7 +66,7 @@ COPY_LIMIT = 128 * 2.5 / 279.30
 @needs_gcc12
 def test_measured_streaming_limit_sets_t_nol(tmp_path):
     machine = csx_with("    streaming limit: measured\n", path=tmp_path / "csx.yml")
-    report = ecm_model(kernel("copy.c"), machine, args())
+    report = model_report("ECM", kernel("copy.c"), machine, args())
     data = report.data
     assert data["T_nOL"] == approx(COPY_LIMIT)
     limit = data["incore"]["l1_streaming_limit"]
@@ -86,7 +86,7 @@ def test_streaming_limit_below_the_ports_changes_nothing(tmp_path):
     # daxpy (write share 1/3), CSX L1 daxpy 291.92 GB/s: 192 * 2.5 / 291.92 = 1.644 cy,
     # below the ports' T_nOL 2.0.
     machine = csx_with("    streaming limit: measured\n", path=tmp_path / "csx.yml")
-    data = ecm_model(kernel("triad.c"), machine, args()).data
+    data = model_report("ECM", kernel("triad.c"), machine, args()).data
     assert data["T_nOL"] == approx(2.0)
     limit = data["incore"]["l1_streaming_limit"]
     assert limit["benchmark"] == "daxpy" and limit["binds"] is False
@@ -95,7 +95,7 @@ def test_streaming_limit_below_the_ports_changes_nothing(tmp_path):
 
 @needs_gcc12
 def test_published_files_keep_the_port_model():
-    data = ecm_model(kernel("copy.c"), kerncraft.load_machine("CSX"), args()).data
+    data = model_report("ECM", kernel("copy.c"), kerncraft.load_machine("CSX"), args()).data
     assert data["T_nOL"] == approx(1.0) and "l1_streaming_limit" not in data["incore"]
 
 
@@ -118,7 +118,7 @@ def test_penalty_joins_the_memory_prediction_only(tmp_path):
     machine = csx_with(mem_lines="    penalty cycles per cacheline load: 1.0\n"
                                  "    penalty cycles per cacheline store: 2.0\n",
                        path=tmp_path / "csx.yml")
-    report = ecm_model(kernel("copy.c"), machine, args())
+    report = model_report("ECM", kernel("copy.c"), machine, args())
     data = report.data
     assert data["T_penalty"] == approx(4.0)
     t_mem = 20.7575 + 4.0

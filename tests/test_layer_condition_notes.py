@@ -87,11 +87,12 @@ def test_lc_model_report_and_json(csx):
     import argparse
     import json
 
-    from kerncraft.models.lc import analysis_for, lc_model
+    from kerncraft.models.lc import analysis_for
+    from kerncraft.runner.run import model_report
 
     kern = bundled("2d-5pt")
     args = argparse.Namespace(cores=1)
-    report = lc_model(kern.bind({"N": 2000, "M": 2000}), csx, args)
+    report = model_report("LC", kern.bind({"N": 2000, "M": 2000}), csx, args)
     assert report.model == "LC"
     text = report.text
     assert "condition: 32*N - 80 <= 16384" in text

@@ -85,7 +85,7 @@ def test_smaller_alignment_spreads_the_starts():
 
 def test_unknown_alignment_uses_the_uniform_fallback():
     """--alignment none: starts uniform over the 8-B elements of vmovupd, as the ECM
-    fallback (linesplit._uniform_fraction): (64 - 8)/64 = 7/8 for zmm, (32 - 8)/64 = 3/8
+    fallback (line_offsets.uniform_split_share): (64 - 8)/64 = 7/8 for zmm, (32 - 8)/64 = 3/8
     for ymm, whatever the displacement."""
     assert shares(estimate(loop(8), alignment=0)) == [0.875, 0.875]
     assert shares(estimate(loop(16, "ymm", 32), alignment=0)) == [0.375, 0.375]

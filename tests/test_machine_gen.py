@@ -339,13 +339,19 @@ def test_whole_working_set_fill_from_the_plateau_ends(generated):
     """The fake sweep (quick plan: two sizes per octave from 8 KiB: 8, 11.3, 16, 22.6,
     32, 45.3, ... KiB) stays on the L1 plateau (< 40 KiB) up to 32 KiB: 32 / 48 = 0.667
     -> 0.66 (rounded down); on L2 (< 1 MiB) up to 724.1 KiB: 724.1 / 1280 = 0.566 -> 0.56;
-    on L3 (< 20 MiB) up to 16 MiB: 16 / 48 = 0.33, below 1/2 -> not written."""
+    on L3 (< 20 MiB) up to 16 MiB, and the next swept size 22.6 MiB is below 3/4 of the
+    CPUID 48 MiB: the shared L3 gets its measured size, 16 MiB (kerncraft/machinegen/
+    capacities.py), which the sweep fills: 16 / 16 = 1.00. Its geometry keeps the 12
+    ways of 64 B and scales the sets: ceil(1.01 x 16 MiB / 768 B) = ceil(22063.8) = 22064."""
     text = generated[0]
     machine = parse_machine_text(text)
     assert machine.level("L1").whole_working_set_fill == pytest.approx(0.66)
     assert machine.level("L2").whole_working_set_fill == pytest.approx(0.56)
-    assert machine.level("L3").whole_working_set_fill is None
-    assert "up to 16.00 MB of 48.00 MB (33%): below 1/2, not used" in text
+    l3 = machine.level("L3")
+    assert (l3.size_per_group, l3.whole_working_set_fill) == (16 * MiB, 1.0)
+    assert (l3.geometry.sets, l3.geometry.ways) == (22064, 12)
+    assert ("size per group: 16.00 MB   # [measured] effective size: the load sweep stays on "
+            "the L3 plateau up to 16.00 MB and is off it at 22.63 MB; CPUID says 48.00 MB") in text
 
 
 def test_upstream_of_a_half_duplex_victim_level_counts_the_victim_line():

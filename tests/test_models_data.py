@@ -14,9 +14,9 @@ import pytest
 import kerncraft
 from kerncraft.models.ecm_compose import (ECMContribution, compose_ecm, saturation_cores,
                                           scaling_table)
-from kerncraft.models.ecm_data import ecm_data_model
-from kerncraft.models.roofline import roofline_flop_model
 from kerncraft.models.transfers import kernel_stream_mix
+from kerncraft.report.text import ecm_notation, ecm_prediction_notation
+from kerncraft.runner.run import model_report
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels"
 
@@ -46,7 +46,7 @@ def test_stream_mix_classification():
 
 
 def test_ecmdata_copy_in_memory(csx):
-    report = ecm_data_model(bound("copy.c", N=10**7), csx, args())
+    report = model_report("ECMData", bound("copy.c", N=10**7), csx, args())
     values = report.data["values"]
     # L1-L2: b + write-allocate of a in, dirty a out: 3 CL * 64 B / 64 B/cy
     assert values["T_L1L2"] == pytest.approx(3.0)
@@ -64,21 +64,21 @@ def test_ecmdata_copy_in_memory(csx):
 
 def test_ecmdata_triad_and_units(csx):
     kernel = bound("triad.c", N=10**7)
-    report = ecm_data_model(kernel, csx, args())
+    report = model_report("ECMData", kernel, csx, args())
     values = report.data["values"]
     assert values["T_L1L2"] == pytest.approx(4.0)            # 3 in + 1 out
     assert values["T_L2L3"] == pytest.approx(12.0)           # 3 victims / 16 B/cy
     # (2 read, 1 write) streams select daxpy, saturated 55.02 GB/s (8 cores), no
     # write-only stream -> no scaling
     assert values["T_L3MEM"] == pytest.approx(256 / (55.02e9 / 2.5e9))
-    per_it = ecm_data_model(kernel, csx, args(unit="cy/It")).data["values"]
+    per_it = model_report("ECMData", kernel, csx, args(unit="cy/It")).data["values"]
     assert per_it["T_L1L2"] == pytest.approx(0.5)             # 8 iterations per CL
-    it_s = ecm_data_model(kernel, csx, args(unit="It/s")).data["values"]
+    it_s = model_report("ECMData", kernel, csx, args(unit="It/s")).data["values"]
     assert it_s["T_L1L2"] == pytest.approx(2.5e9 / 0.5)
 
 
 def test_roofline_flop_triad(csx):
-    report = roofline_flop_model(bound("triad.c", N=10**7), csx, args())
+    report = model_report("RooflineFLOP", bound("triad.c", N=10**7), csx, args())
     data = report.data
     levels = {lvl["level"]: lvl for lvl in data["levels"]}
     assert levels["L1"]["bytes"] == 192                      # 3 accesses * 8 B * 8 it
@@ -96,10 +96,10 @@ def test_roofline_flop_triad(csx):
 
 
 def test_roofline_without_flops_defaults_to_iterations(csx):
-    report = roofline_flop_model(bound("copy.c", N=10**7), csx, args())
+    report = model_report("RooflineFLOP", bound("copy.c", N=10**7), csx, args())
     assert report.data["unit"] == "It/s"
     with pytest.raises(kerncraft.KerncraftError, match="FLOP/s is undefined"):
-        roofline_flop_model(bound("copy.c", N=10**7), csx, args(unit="FLOP/s"))
+        model_report("RooflineFLOP", bound("copy.c", N=10**7), csx, args(unit="FLOP/s"))
 
 
 def test_ecm_composition_non_overlapping():
@@ -107,8 +107,8 @@ def test_ecm_composition_non_overlapping():
                      ECMContribution("T_L3MEM", 22.0, False)]
     ecm = compose_ecm(4.0, 2.0, contributions, ("L1", "L2", "L3", "MEM"))
     assert ecm.predictions == (4.0, 5.0, 13.0, 35.0)
-    assert ecm.notation() == "{ 4.00 || 2.00 | 3.00 | 8.00 | 22.00 } cy/CL"
-    assert ecm.prediction_notation() == "{ 4.00 \u230b 5.00 \u230b 13.00 \u230b 35.00 } cy/CL"
+    assert ecm_notation(ecm) == "{ 4.00 || 2.00 | 3.00 | 8.00 | 22.00 } cy/CL"
+    assert ecm_prediction_notation(ecm) == "{ 4.00 \u230b 5.00 \u230b 13.00 \u230b 35.00 } cy/CL"
 
 
 def test_ecm_composition_overlapping_level():

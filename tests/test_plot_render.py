@@ -134,10 +134,10 @@ def test_incore_plot(tmp_path, capsys):
 
 
 def test_validate_plot(tmp_path, capsys):
-    from kerncraft.validation.campaign import Measurement
+    from kerncraft.validation.campaign import PointMeasurement
 
     def measure(bound, machine, options):
-        return Measurement(4.0, "fake")
+        return PointMeasurement(4.0, "fake")
 
     target = tmp_path / "v.svg"
     assert validate_cli.main(["-m", "CSX", "copy", "triad", "--levels", "L1,MEM",

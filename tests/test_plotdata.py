@@ -115,10 +115,17 @@ def test_ecm_data_sweep_has_link_times_only():
 
 
 @needs_gcc12
-def test_ecm_sweep_keeps_overlapping_transfers_apart():
-    # ZEN2: L1-L2 and L2-L3 transfers overlap (machine file), L3-MEM adds up.
+def test_ecm_sweep_keeps_overlapping_transfers_apart(tmp_path):
+    # ZEN2: L1-L2 and L2-L3 transfers overlap (machine file), L3-MEM adds up; with the
+    # published memory term (saturated bandwidth + the file's T_penalty) so that the
+    # penalty is stacked too.
     # triad: T_OL 2, T_nOL 2, T_L1L2 = 3 lines * 2 cy = 6, T_L2L3 = 4 lines * 4 cy = 16
-    result = kerncraft.analyze("kernels/triad.c", "ZEN2", model="ECM", defines={"N": 10**7})
+    source = (Path(__file__).resolve().parents[1] / "machine-files" / "ZEN2.yml").read_text()
+    published = tmp_path / "zen2.yml"
+    published.write_text(source.replace("  - level: MEM\n",
+                                        "  - level: MEM\n    ECM memory bandwidth: saturated\n"))
+    result = kerncraft.analyze("kernels/triad.c", kerncraft.load_machine(published),
+                               model="ECM", defines={"N": 10**7})
     plot = ecm_sweep_plot([(2.4e8, "N=10000000", result)], {}, measured=[(2.4e8, 40.0)])
     (point,) = plot.points
     assert point.overlapping == (("T_L1L2", 6.0), ("T_L2L3", 16.0))

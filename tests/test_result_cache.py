@@ -56,13 +56,13 @@ def test_bundled_database_names_match_the_database_module():
 @pytest.mark.parametrize("name", ["triad", "2d-5pt", "3d-7pt", "sum_reduction"])
 def test_warm_result_equals_cold_result(cache_dir, name):
     import kerncraft
-    from kerncraft.models.ecm import ecm_model
+    from kerncraft.runner.run import model_report
 
     machine = kerncraft.load_machine("CSX")
     kernel = _bound(name)
     cold = ip.predict_incore(kernel, machine, iterations_per_cacheline=8)
-    cold_text = ecm_model(kernel, machine, _args()).text
-    cold_verbose = ecm_model(kernel, machine, _args(verbose=1)).text
+    cold_text = model_report("ECM", kernel, machine, _args()).text
+    cold_verbose = model_report("ECM", kernel, machine, _args(verbose=1)).text
     assert len(_entries(cache_dir)) == 1
     assert not isinstance(cold.analysis, rc.CachedAnalysis)
 
@@ -74,10 +74,10 @@ def test_warm_result_equals_cold_result(cache_dir, name):
     assert json.dumps(warm.to_dict()) == json.dumps(cold.to_dict())     # int/float kept
     assert (warm.t_ol, warm.t_nol, warm.t_ol_source) == (cold.t_ol, cold.t_nol, cold.t_ol_source)
     assert warm.selection.describe() == cold.selection.describe()
-    assert ecm_model(kernel, machine, _args()).text == cold_text
+    assert model_report("ECM", kernel, machine, _args()).text == cold_text
     # -v needs the instruction table: the cached objects compute it on first use
     ip._analyse_source.cache_clear()
-    assert ecm_model(kernel, machine, _args(verbose=1)).text == cold_verbose
+    assert model_report("ECM", kernel, machine, _args(verbose=1)).text == cold_verbose
 
 
 @needs_gcc

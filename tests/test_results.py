@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 import kerncraft
-from kerncraft.models.ecm import compute_ecm, compute_ecm_cpu, ecm_cpu_model, ecm_model
-from kerncraft.models.ecm_data import compute_ecm_data, ecm_data_model
-from kerncraft.models.lc import compute_lc, lc_model
-from kerncraft.models.results import (ECMDataResult, ECMResult, InCoreResult, LCResult,
+from kerncraft.models.ecm import compute_ecm, compute_ecm_cpu
+from kerncraft.models.ecm_data import compute_ecm_data
+from kerncraft.models.lc import compute_lc
+from kerncraft.models.results import (ECMCPUResult, ECMDataResult, ECMResult, LCResult,
                                       RooflineResult)
-from kerncraft.models.roofline import (compute_roofline_asm, compute_roofline_flop,
-                                       roofline_asm_model, roofline_flop_model)
+from kerncraft.models.roofline import compute_roofline_asm, compute_roofline_flop
 from kerncraft.options import AnalysisOptions
 from kerncraft.report.text import format_result
+from kerncraft.runner.run import model_report
+from kerncraft.runner.table import MODELS
 from support.ecm_golden_cases import COPY, TRIAD, copy_sat_cycles
 from support.fixed_measurement import FIXED_MEASUREMENT
 from test_ecm_golden import needs_gcc12      # the in-core numbers are gcc 12's
@@ -71,7 +72,7 @@ def test_ecm_result_in_another_unit(csx):
 @needs_gcc12
 def test_incore_result(csx):
     result = compute_ecm_cpu(bound(COPY), csx, AnalysisOptions(unit="It/s"))
-    assert isinstance(result, InCoreResult)
+    assert isinstance(result, ECMCPUResult)
     assert (result.t_ol, result.t_nol) == pytest.approx((2.0, 1.0))
     # It/s = 2.5 GHz * 8 It/CL / (cy/CL)
     assert result.t_ol_in_unit == pytest.approx(2.5e9 * 8 / 2.0)
@@ -112,24 +113,31 @@ def test_lc_result(csx):
     assert result.traffic.level("L1").loads == pytest.approx(2.0)   # b and WA of a
 
 
-@pytest.mark.parametrize("compute,entry", [
-    (compute_ecm, ecm_model), (compute_ecm_cpu, ecm_cpu_model),
-    (compute_ecm_data, ecm_data_model), (compute_roofline_flop, roofline_flop_model),
-    (compute_roofline_asm, roofline_asm_model), (compute_lc, lc_model)])
-def test_entry_points_report_the_typed_result(csx, compute, entry):
-    """text = format_result(result), data = result.to_dict(), whatever the options."""
+@pytest.mark.parametrize("compute,name", [
+    (compute_ecm, "ECM"), (compute_ecm_cpu, "ECMCPU"), (compute_ecm_data, "ECMData"),
+    (compute_roofline_flop, "RooflineFLOP"), (compute_roofline_asm, "RooflineASM"),
+    (compute_lc, "LC")])
+def test_model_reports_render_the_typed_result(csx, compute, name):
+    """text = format_result(result), data = result.to_dict(), whatever the options; the
+    table's entry computes what the model's compute function does."""
     options = AnalysisOptions(unit="cy/It", verbose=1)
     result = compute(bound(TRIAD), csx, options)
-    report = entry(bound(TRIAD), csx, options)
-    assert report.result == result
+    assert MODELS[name].compute(bound(TRIAD), csx, options) == result
+    report = model_report(name, bound(TRIAD), csx, options)
+    assert report.model == name and report.result == result
     assert report.text == format_result(result, verbose=1)
     assert report.data == result.to_dict()
 
 
-def test_benchmark_result_is_formatted_by_the_measurement_code():
+def test_benchmark_result_is_formatted_in_its_unit():
     text = format_result(FIXED_MEASUREMENT)
     assert text.splitlines()[-1] == "measured performance: 50.00 cy/CL"
     assert kerncraft.BenchmarkResult is type(FIXED_MEASUREMENT)
+    per_it = dataclasses.replace(FIXED_MEASUREMENT, unit="cy/It")
+    assert format_result(per_it).splitlines()[-1] == "measured performance: 6.25 cy/It"
+    assert per_it.to_dict()["value"] == 6.25 and per_it.to_dict()["unit"] == "cy/It"
+    flops = dataclasses.replace(FIXED_MEASUREMENT, unit="FLOP/s")    # copy has no FLOPs
+    assert flops.to_dict()["value"] is None
 
 
 def test_format_result_refuses_unknown_types():

@@ -127,3 +127,23 @@ def test_large_loop_many_ports():
     b = balance_ports(uop_lists, [str(p) for p in range(12)] + ["0DV"])
     assert b.throughput == pytest.approx(_brute_force(uop_lists, b.ports))
     _check_assignment(uop_lists, b)
+
+
+def test_port_split_does_not_depend_on_the_hash_seed():
+    # recurrence2 on SKX has several equally optimal splits (ports 0/1 of the FP ops
+    # and the ALU ops); the table must not pick another one from run to run
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    asm = Path(__file__).parent / "data" / "asm_memdeps" / "recurrence2_gcc12_O1.s"
+    script = ("import sys, pathlib; from kerncraft.incore.analysis import analyze_text; "
+              "print(analyze_text(pathlib.Path(sys.argv[1]).read_text(), 'SKX').port_pressure)")
+    outputs = set()
+    for seed in ("0", "1", "2", "5"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, KERNCRAFT_NO_CACHE="1")
+        done = subprocess.run([sys.executable, "-c", script, str(asm)], env=env,
+                              capture_output=True, text=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1

@@ -15,8 +15,8 @@ import kerncraft
 from kerncraft.measure import timing
 from kerncraft.validation import campaign as validate
 from kerncraft.cli import validate as validate_cli
-from kerncraft.validation.campaign import (Measurement, Prediction, ValidationPoint, make_point,
-                                      resolve_kernel, summarize)
+from kerncraft.validation.campaign import (PointMeasurement, Prediction, ValidationPoint,
+                                           make_point, resolve_kernel, summarize)
 from kerncraft.validation.notes import (NO_KNOWN_CAUSE, explain, fact_notes,
                                              with_inherited_notes)
 from kerncraft.validation.sizes import (LEVELS, SizeChoice, choose_size, level_targets,
@@ -142,7 +142,7 @@ def test_source_level_ignores_per_row_leftovers():
 def point(kernel, level, measured, ecm, roofline, notes=()):
     size = SizeChoice(level, {"N": 1}, 1, 1, level, True, 1)
     return ValidationPoint(kernel, size, measured, Prediction(ecm, roofline, {}),
-                           Measurement(measured, "fake"), notes)
+                           PointMeasurement(measured, "fake"), notes)
 
 
 POINTS = [point("a", "L1", 10, 11, 8),        # ECM +10 %, Roofline -20 %
@@ -249,7 +249,7 @@ def test_fact_notes_from_point_facts():
 
 def fake_measure(value):
     def measure(bound, machine, options):
-        return Measurement(value, "fake")
+        return PointMeasurement(value, "fake")
     return measure
 
 
@@ -274,11 +274,11 @@ def test_make_point_memory_note_on_real_report():
     bound = kernel.bind(size.defines)
     prediction = validate.predict(bound, machine, validate.RunOptions())
     slow = make_point("copy", size, bound, machine, prediction,
-                      Measurement(2 * prediction.ecm, "fake"))       # ECM -50 %
+                      PointMeasurement(2 * prediction.ecm, "fake"))       # ECM -50 %
     assert slow.ecm_error == pytest.approx(-0.5)
     assert any(n.startswith("memory level") for n in slow.notes)
     close = make_point("copy", size, bound, machine, prediction,
-                       Measurement(prediction.ecm, "fake"))
+                       PointMeasurement(prediction.ecm, "fake"))
     assert close.notes == ()
 
 
@@ -403,7 +403,7 @@ def test_point_failures_skip_and_a_host_failure_stops(capsys):
     def triad_fails(bound, machine, options):
         if "c" in bound.arrays:
             raise KerncraftError("triad cannot run")
-        return Measurement(2.0, "fake")
+        return PointMeasurement(2.0, "fake")
 
     result = validate.run_validation(kernels, machine, ["L1", "L2"], measure=triad_fails,
                                      progress=open("/dev/null", "w"))
@@ -428,7 +428,7 @@ def test_rounds_keep_the_fastest_and_name_an_unsteady_host(capsys):
     values = iter([2.0, 4.0, 2.5, 4.0])
 
     def measure(bound, machine, options):
-        return Measurement(next(values), "fake")
+        return PointMeasurement(next(values), "fake")
 
     code = validate_cli.main(["-m", "CSX", "copy", "--levels", "L1,MEM", "--rounds", "2",
                               "--json", "-"], measure=measure)
@@ -445,7 +445,7 @@ def test_rounds_keep_the_fastest_and_name_an_unsteady_host(capsys):
 
 
 def test_best_of_rounds_single_measurement_is_unchanged():
-    one = Measurement(3.0, "fake", notes=("x",))
+    one = PointMeasurement(3.0, "fake", notes=("x",))
     assert validate.best_of_rounds([one]) == one
 
 

@@ -82,13 +82,12 @@ def test_sim_predictor_and_mixed_sweeps(isolated_cache, capsys, monkeypatch):
     base = ["-p", "ECM", "-P", "SIM", "-m", "CSX", str(FIVE_POINT), "-D", "M", "60"]
     _run(base + ["-D", "N", "100"], capsys)
     computed = []
-    load_model = registry.load_model
+    model_report = registry.model_report
 
-    def counting(name):
-        model = load_model(name)
-        return lambda kernel, machine, options: (computed.append(dict(kernel.bindings))
-                                                 or model(kernel, machine, options))
-    monkeypatch.setattr(registry, "load_model", counting)
+    def counting(name, kernel, machine, options):
+        computed.append(dict(kernel.bindings))
+        return model_report(name, kernel, machine, options)
+    monkeypatch.setattr(registry, "model_report", counting)
     mixed = _run(base + ["-D", "N", "100-200:2"], capsys)
     assert computed == [{"M": 60, "N": 200}]
     monkeypatch.setenv("KERNCRAFT_NO_CACHE", "1")

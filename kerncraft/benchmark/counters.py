@@ -8,13 +8,18 @@ import ast
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from kerncraft.errors import KerncraftError
 from kerncraft.models.results import LevelVolume
 
+if TYPE_CHECKING:
+    from kerncraft.kernel.model import KernelModel
+    from kerncraft.machine.model import MachineModel
+
 __all__ = ["INTEL_FIXED", "CounterEvent", "parse_metric", "event_sets", "likwid_event_string",
-           "evaluate_metrics", "likwid_measurement", "Runner"]
+           "evaluate_metrics", "likwid_measurement", "Runner", "LikwidCounts",
+           "count_with_likwid"]
 
 #: Fixed counters of Intel cores, added to every likwid event set.
 INTEL_FIXED = (("INSTR_RETIRED_ANY", "FIXC0"), ("CPU_CLK_UNHALTED_CORE", "FIXC1"),
@@ -188,15 +193,19 @@ def likwid_measurement(executable: str, args: Sequence[str], cpus: Sequence[int]
 
 
 @dataclass(frozen=True)
-class _LikwidCounts:
+class LikwidCounts:
+    """What likwid-perfctr counted in the benchmark's marker region
+    (:func:`count_with_likwid`)."""
+
     seconds: float | None            # marker region time
     cycles: float | None             # counted core cycles
     volumes: tuple[LevelVolume, ...]
     notes: tuple[str, ...]
 
 
-def _likwid_counts(kernel, machine, *, compiler: str, flags, cpus: Sequence[int],
-                   repetitions: int, predictor: str, runner: Runner | None) -> _LikwidCounts:
+def count_with_likwid(kernel: KernelModel, machine: MachineModel, *, compiler: str,
+                      flags: Sequence[str], cpus: Sequence[int],
+                      repetitions: int, predictor: str, runner: Runner | None) -> LikwidCounts:
     """Run the marker-API build of the benchmark under likwid-perfctr with the
     repetition count the timing run settled on: core cycles and, when the machine
     file has counter metrics, the data volume per level and cache line of work
@@ -231,4 +240,4 @@ def _likwid_counts(kernel, machine, *, compiler: str, flags, cpus: Sequence[int]
     else:
         notes.append("the machine file has no 'performance counter metrics': no data "
                      "volumes measured")
-    return _LikwidCounts(region_seconds, counted, tuple(volumes), tuple(notes))
+    return LikwidCounts(region_seconds, counted, tuple(volumes), tuple(notes))

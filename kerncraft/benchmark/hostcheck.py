@@ -22,9 +22,12 @@ import platform
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kerncraft.errors import KerncraftError, ToolError
+
+if TYPE_CHECKING:
+    from kerncraft.machine.model import MachineModel
 
 __all__ = ["ISA_MACROS", "normalise_isa", "host_isa", "check_machine_isa", "required_features",
            "check_cpu_features", "host_cpu_flags", "parse_macros"]
@@ -58,9 +61,9 @@ def host_isa() -> str:
     return normalise_isa(platform.machine()) or "unknown"
 
 
-def check_machine_isa(machine, host: str | None = None) -> None:
+def check_machine_isa(machine: MachineModel, host: str | None = None) -> None:
     """KerncraftError if the machine file's ``isa`` is not this host's."""
-    wanted = normalise_isa(getattr(machine, "isa", None))
+    wanted = normalise_isa(machine.isa)
     here = normalise_isa(host) if host else host_isa()
     if wanted is not None and wanted != here:
         raise KerncraftError(f"the machine file describes an {wanted} machine; benchmark mode "

@@ -34,25 +34,28 @@ threads together (the quantity ECM's scaling table predicts).
 from __future__ import annotations
 
 import functools
-import os
 import shutil
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from kerncraft.benchmark.counters import (INTEL_FIXED, CounterEvent, Runner, _likwid_counts,  # noqa: F401
-                                      event_sets, evaluate_metrics, likwid_event_string,
-                                      likwid_measurement, parse_metric)
+from kerncraft.benchmark.counters import (INTEL_FIXED, CounterEvent, Runner,  # noqa: F401
+                                      count_with_likwid, event_sets, evaluate_metrics,
+                                      likwid_event_string, likwid_measurement, parse_metric)
 from kerncraft.errors import KerncraftError, ToolError
-from kerncraft.runner.run import ModelReport
 from kerncraft.models.results import BenchmarkResult, LevelVolume
-from kerncraft.report.text import format_benchmark as _format
 
-__all__ = ["BenchmarkResult", "LevelVolume", "CounterEvent", "run_benchmark", "benchmark_model",
+if TYPE_CHECKING:
+    from kerncraft.benchmark.program import BenchmarkProgram
+    from kerncraft.kernel.model import KernelModel
+    from kerncraft.machine.model import MachineModel
+
+__all__ = ["BenchmarkResult", "LevelVolume", "CounterEvent", "run_benchmark",
            "choose_cpus", "parse_metric", "event_sets", "likwid_event_string",
            "evaluate_metrics", "likwid_measurement", "CLOCK_TOLERANCE"]
 
 # The counter half (likwid-perfctr event sets and metrics) is kerncraft/benchmark/counters.py,
-# the result types are in kerncraft/models/results.py, the report text in
-# kerncraft/report/text.py; all are importable from here as before.
+# the result types are in kerncraft/models/results.py (importable from here as
+# before), the report text in kerncraft/report/text.py; the -p Benchmark entry of the
+# model table (environment settings, --unit) is kerncraft/runner/table.py.
 
 #: Relative difference between machine-file clock and calibrated clock that is reported.
 CLOCK_TOLERANCE = 0.05
@@ -92,7 +95,8 @@ def _select_backend(backend: str, cpu: int) -> tuple[str, str]:
 
 # ---------------------------------------------------------------- the benchmark
 
-def _checked_setup(kernel, machine, cores: int, cpus: Sequence[int] | None,
+def _checked_setup(kernel: KernelModel, machine: MachineModel, cores: int,
+                   cpus: Sequence[int] | None,
                    compiler: str | None, flags: str | Sequence[str] | None
                    ) -> tuple[int, tuple[int, ...], str, tuple[str, ...]]:
     """(iterations per repetition, CPUs, compiler, flags), every check done before
@@ -106,7 +110,7 @@ def _checked_setup(kernel, machine, cores: int, cpus: Sequence[int] | None,
     check_machine_isa(machine)
     require_x86_64_linux("the benchmark mode")
     count = kernel.iteration_count()
-    if not getattr(count, "is_number", True) or count.free_symbols:
+    if not count.is_number or count.free_symbols:
         raise KerncraftError("the benchmark needs every constant bound (-D)")
     per_repetition = int(count)
     if per_repetition <= 0:
@@ -120,7 +124,8 @@ def _checked_setup(kernel, machine, cores: int, cpus: Sequence[int] | None,
     return per_repetition, cpus, name, chosen
 
 
-def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = None,
+def run_benchmark(kernel: KernelModel, machine: MachineModel, *, cores: int = 1,
+                  compiler: str | None = None,
                   flags: str | Sequence[str] | None = None, min_time: float = 0.2,
                   repeats: int = 3, repetitions: int = 1, backend: str = "auto",
                   cpus: Sequence[int] | None = None, clock=None, predictor: str = "LC",
@@ -157,9 +162,9 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
     notes: list[str] = []
     volumes: tuple[LevelVolume, ...] = ()
     if chosen_backend == "likwid":
-        counted = _likwid_counts(kernel, machine, compiler=name, flags=chosen, cpus=cpus,
-                                 repetitions=result.repetitions, predictor=predictor,
-                                 runner=runner)
+        counted = count_with_likwid(kernel, machine, compiler=name, flags=chosen, cpus=cpus,
+                                    repetitions=result.repetitions, predictor=predictor,
+                                    runner=runner)
         if counted.cycles and counted.seconds:
             seconds, cycles = counted.seconds, counted.cycles
             clock_hz = counted.cycles / counted.seconds
@@ -185,7 +190,8 @@ def run_benchmark(kernel, machine, *, cores: int = 1, compiler: str | None = Non
         time_source=result.time_source, runs=result.runs, volumes=volumes,
         notes=tuple(notes))
 
-def _code_block_notes(kernel, machine, program, iterations_per_cl: float,
+def _code_block_notes(kernel: KernelModel, machine: MachineModel, program: BenchmarkProgram,
+                      iterations_per_cl: float,
                       measured_cy_per_cl: float) -> list[str]:
     """Where the measured loop sits (kerncraft/benchmark/loopsite.py), for in-core
     databases that declare a fetch block (``code_block_bytes``); other machines: none."""
@@ -207,34 +213,3 @@ def _code_block_notes(kernel, machine, program, iterations_per_cl: float,
         return [f"code layout of the measured loop unknown: {exc}"]
     note = loop_site_note(site, iterations_per_cl, measured_cy_per_cl, arch)
     return [note] if note else []
-
-def _env_number(name: str, default: float, kind=float):
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = kind(text)
-    except ValueError:
-        value = -1
-    if value < 0 or (kind is int and value < 1):
-        raise KerncraftError(f"{name} must be a positive number, got {text!r}")
-    return value
-
-
-def benchmark_model(kernel, machine, args) -> ModelReport:
-    """The model of ``-p Benchmark``. ``KERNCRAFT_BENCH_MIN_TIME`` (seconds a run must
-    last, default 0.2) and ``KERNCRAFT_BENCH_REPEATS`` (runs kept, default 3) tune
-    the measurement; ``KERNCRAFT_BENCH_BACKEND`` forces ``timing`` or ``likwid``."""
-    unit = getattr(args, "unit", None) or "cy/CL"
-    result = run_benchmark(kernel, machine, cores=getattr(args, "cores", 1),
-                           compiler=getattr(args, "compiler", None),
-                           flags=getattr(args, "compiler_flags", None),
-                           predictor=getattr(args, "cache_predictor", "LC"),
-                           aliasing=getattr(args, "aliasing", "distinct") or "distinct",
-                           min_time=_env_number("KERNCRAFT_BENCH_MIN_TIME", 0.2),
-                           repeats=_env_number("KERNCRAFT_BENCH_REPEATS", 3, int),
-                           backend=os.environ.get("KERNCRAFT_BENCH_BACKEND", "auto") or "auto")
-    data = {"unit": unit, **result.to_dict(),
-            "value": result.value(unit) if unit != "FLOP/s" or result.flops_per_iteration
-            else None}
-    return ModelReport("Benchmark", _format(result, unit), data, result)

@@ -16,10 +16,14 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from kerncraft.errors import ToolError
 from kerncraft.incore.codeblocks import blocks_spanned
+
+if TYPE_CHECKING:
+    from kerncraft.benchmark.program import BenchmarkProgram
+    from kerncraft.kernel.model import KernelModel
 
 __all__ = ["LoopSite", "locate_loop", "measured_loop_site", "loop_site_note"]
 
@@ -70,8 +74,9 @@ def locate_loop(disassembly: str, mnemonics: Sequence[str]) -> tuple[int, int] |
     return best[1], best[2]
 
 
-def measured_loop_site(program, kernel, block_bytes: int) -> LoopSite | None:
-    """The benchmark loop's site in ``program`` (a bench.program.BenchmarkProgram).
+def measured_loop_site(program: BenchmarkProgram, kernel: KernelModel, block_bytes: int
+                       ) -> LoopSite | None:
+    """The benchmark loop's site in ``program``.
 
     Raises :class:`ToolError` when objdump is missing or fails; None when the
     loop is not found (the benchmark's loop differs from what its assembly shows).

@@ -55,9 +55,12 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from kerncraft.errors import KerncraftError, ToolError
+
+if TYPE_CHECKING:
+    from kerncraft.kernel.model import KernelModel
 
 __all__ = ["MARKER_REGION", "TIMER_C", "BenchmarkProgram", "benchmark_source", "openmp_pragma",
            "add_warmup", "add_openmp", "build_benchmark", "openmp_environment"]
@@ -170,7 +173,7 @@ def _assignment_operators(name: str, code: str) -> set[str]:
     return {m.group(1) or "" for m in pattern.finditer(code)}
 
 
-def openmp_pragma(kernel, text: str) -> str:
+def openmp_pragma(kernel: KernelModel, text: str) -> str:
     """The ``#pragma omp parallel for`` for the outermost loop of ``kernel``,
     whose benchmark C is ``text``; KerncraftError where it would race."""
     lines = text.split("\n")
@@ -229,7 +232,7 @@ def add_openmp(text: str, pragma: str) -> str:
     return "\n".join(out + lines[end:])
 
 
-def benchmark_source(kernel, *, threads: int = 1, constants: str = "auto",
+def benchmark_source(kernel: KernelModel, *, threads: int = 1, constants: str = "auto",
                      aliasing: str = "distinct") -> str:
     """The kernel translation unit of the benchmark (warm-up; OpenMP for threads > 1)."""
     from kerncraft.compilation.codegen import generate_c
@@ -273,12 +276,13 @@ def _run(argv: Sequence[str], cwd: str, what: str) -> None:
                         f"{message}")
 
 
-def build_benchmark(kernel, *, compiler: str, flags: Sequence[str], threads: int = 1,
+def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
+                    threads: int = 1,
                     likwid: bool = False, constants: str = "auto",
                     aliasing: str = "distinct") -> BenchmarkProgram:
     """Generate, compile and link the benchmark of a bound ``kernel`` (cached)."""
-    from kerncraft.measure.timing import (_compiler_identity, _host_cpu_fingerprint,
-                                        bench_cache_dir, find_c_compiler)
+    from kerncraft.measure.timing import (bench_cache_dir, compiler_identity, find_c_compiler,
+                                          host_cpu_fingerprint)
     from kerncraft.compilation.codegen import SUPPORT_C
     from kerncraft.compilation.compiler import clean_flags
 
@@ -292,12 +296,12 @@ def build_benchmark(kernel, *, compiler: str, flags: Sequence[str], threads: int
              ("support.c", SUPPORT_C, ("-O2", *_SUPPORT_RENAMES)),
              ("timer.c", TIMER_C, ("-O2", *openmp, *marker))]
     key = hashlib.sha256()
-    for part in (_BUILD_VERSION, path, _compiler_identity(path), *libraries,
+    for part in (_BUILD_VERSION, path, compiler_identity(path), *libraries,
                  *(f"{n}\0{s}\0{chr(1).join(f)}" for n, s, f in units)):
         key.update(part.encode())
         key.update(b"\0\1")
     if any("native" in f for f in kept):
-        key.update(_host_cpu_fingerprint().encode())
+        key.update(host_cpu_fingerprint().encode())
     target = bench_cache_dir() / f"kernel-{key.hexdigest()[:32]}"
     if target.is_file() and os.access(target, os.X_OK):
         return BenchmarkProgram(target, source, compiler, kept, threads, likwid, True)

@@ -51,7 +51,8 @@ Semantics (honouring the Kerncraft machine-file keys)
 
 Shared caches
 -------------
-A level whose ``cores per group`` is larger than one is shared. With
+A level whose ``cores per group`` is larger than one is shared (the levels are
+built in :mod:`kerncraft.cache.sim_levels`). With
 ``cores`` cores running the kernel, ``min(cores, cores_per_group)`` of them
 share one group, and each gets that fraction of it (sets are scaled, ways
 kept, rounded down, at least one set). A lone core (the default ``cores=1``)
@@ -65,32 +66,10 @@ from dataclasses import dataclass, field
 from itertools import chain, compress
 from typing import Iterable, Mapping, Sequence
 
+from kerncraft.cache.sim_levels import LevelSpec
 from kerncraft.errors import KerncraftError
 
 MEMORY = "MEM"
-
-
-@dataclass(frozen=True)
-class LevelSpec:
-    """Geometry and policies of one simulated cache level (per simulated core)."""
-
-    name: str
-    sets: int
-    ways: int
-    cl_size: int
-    write_allocate: bool = True
-    write_back: bool = True
-    load_from: str | None = None      # None: memory, or victim lookup (see module doc)
-    store_to: str | None = None       # None: memory
-    victims_to: str | None = None
-
-    @property
-    def size(self) -> int:
-        return self.sets * self.ways * self.cl_size
-
-    @property
-    def lines(self) -> int:
-        return self.sets * self.ways
 
 
 @dataclass(frozen=True)
@@ -120,36 +99,6 @@ class LevelStats:
                           diff(self.load_sources, other.load_sources),
                           diff(self.store_targets, other.store_targets),
                           self.owed - other.owed)
-
-
-def shared_share(cores_per_group: int | None, cores: int) -> float:
-    """Fraction of a shared level that one of ``cores`` active cores may use.
-
-    The active cores of a group share its cache evenly: with ``cores`` cores
-    running the kernel, ``min(cores, cores_per_group)`` of them sit in one
-    group, so each gets that fraction of it. One core alone gets the whole
-    shared cache (the layer-condition predictor uses the same convention).
-    """
-    cpg = cores_per_group or 1
-    if cores < 1:
-        raise KerncraftError(f"cores must be >= 1, got {cores}")
-    return 1.0 / min(cores, cpg)
-
-
-def level_specs_from_machine(machine, cores: int = 1) -> tuple[LevelSpec, ...]:
-    """Build the simulated levels (L1 first) from a :class:`MachineModel`."""
-    specs = []
-    for lvl in machine.cache_levels:
-        geo = lvl.geometry
-        sets = max(1, int(geo.sets * shared_share(lvl.cores_per_group, cores)))
-        specs.append(LevelSpec(lvl.name, sets, geo.ways, geo.cl_size, geo.write_allocate,
-                               geo.write_back, geo.load_from, geo.store_to, geo.victims_to))
-    if not specs:
-        raise KerncraftError("machine file has no cache levels to simulate")
-    if len({s.cl_size for s in specs}) != 1:
-        raise KerncraftError("cache simulation needs one cache-line size for all levels, got "
-                             + ", ".join(f"{s.name}: {s.cl_size} B" for s in specs))
-    return tuple(specs)
 
 
 class _Level:

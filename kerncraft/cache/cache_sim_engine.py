@@ -8,10 +8,9 @@ loop), and compiles it once. A test compares both engines access by access.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-if TYPE_CHECKING:  # the simulator imports this module lazily; avoid a cycle
-    from kerncraft.cache.cache_sim import LevelSpec
+from kerncraft.cache.sim_levels import LevelSpec
 
 # --- the fast engine: generated, specialised source ---------------------------------
 # Counters of the generated code, in the order the engine returns them per level:

@@ -265,7 +265,7 @@ class LayerConditionAnalysis:
             u = self.unit_of_work
             rates.append(RegimeRates(u * rm[r], u * wm[r], u * dr[r]))
         levels = hierarchy_traffic(self.capacities, rates, self.machine.cacheline_size)
-        text = point_notes(self, bindings, vals, foot, holding) if notes else ()
+        text = point_notes(self, vals, self._aux, foot, holding) if notes else ()
         traffic = TrafficResult(self.unit_of_work, self.machine.cacheline_size, levels, "LC",
                                 tuple(text))
         return LCPoint(bindings, tuple(foot), holding, traffic, tuple(zip(rm, wm, dr)))

@@ -21,14 +21,12 @@ reuse windows questionable.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 import sympy
 
-from kerncraft.cache.lc_streams import StreamAnalysis
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kerncraft.cache.layer_conditions import LayerConditionAnalysis
+from kerncraft.cache.lc_hierarchy import LevelCapacity
+from kerncraft.cache.lc_streams import StreamAnalysis, Vector
 
 NEAR_THRESHOLD = 0.20
 """Relative distance of a footprint to the usable size that triggers a note."""
@@ -57,15 +55,56 @@ def array_bytes_expressions(kernel) -> list[tuple[str, sympy.Expr]]:
     return [(name, arr.total_bytes()) for name, arr in kernel.arrays.items() if not arr.is_scalar]
 
 
-def point_notes(analysis: "LayerConditionAnalysis", bindings: Mapping[str, int],
-                vals: Sequence[float], foot: Sequence[float],
-                holding: Mapping[str, int]) -> list[str]:
-    """All notes for one point, most important first."""
-    aux = analysis._aux
+class _Regime(Protocol):
+    """A rung of the ladder as the notes read it (``layer_conditions.Regime``)."""
+
+    @property
+    def window(self) -> Vector | None: ...
+    @property
+    def hits(self) -> tuple[str, ...]: ...
+    @property
+    def misses(self) -> tuple[str, ...]: ...
+
+
+class _Condition(Protocol):
+    """A rung seen from one level (``layer_conditions.LayerCondition``)."""
+
+    @property
+    def window(self) -> str: ...
+    @property
+    def threshold_text(self) -> str: ...
+
+
+class ConditionLadder(Protocol):
+    """What the notes read of the symbolic analysis, a
+    :class:`~kerncraft.cache.layer_conditions.LayerConditionAnalysis`: that module
+    calls :func:`point_notes` for every point, so this one does not import it."""
+
+    @property
+    def kernel(self) -> Any: ...
+    @property
+    def capacities(self) -> Sequence[LevelCapacity]: ...
+    @property
+    def streams(self) -> StreamAnalysis: ...
+    @property
+    def regimes(self) -> Sequence[_Regime]: ...
+    @property
+    def conditions(self) -> Mapping[str, Sequence[_Condition]]: ...
+
+    def limit(self, cap: LevelCapacity, regime: int) -> float:
+        """Bytes condition ``regime`` may fill in level ``cap``."""
+
+
+def point_notes(analysis: ConditionLadder, vals: Sequence[float], aux: Mapping[str, slice],
+                foot: Sequence[float], holding: Mapping[str, int]) -> list[str]:
+    """All notes for one point, most important first: ``vals`` are the analysis's
+    compiled expressions at the point, ``aux`` where each kind of them is in ``vals``
+    (the keys of :func:`flag_expressions` and ``thresholds``), ``foot`` the footprint
+    of each regime and ``holding`` the condition that holds per level."""
     notes = [_capacity_note(analysis)]
     notes += _holding_notes(analysis, foot, holding)
     notes += _near_threshold_notes(analysis, foot, holding)
-    notes += _ordering_notes(analysis, vals)
+    notes += _ordering_notes(vals[aux["thresholds"]])
     notes += _partial_line_notes(analysis.streams, vals[aux["trips"]], vals[aux["strides"]],
                                  vals[aux["pitches"]])
     notes += _associativity_notes(analysis, vals[aux["offsets"]], vals[aux["arrays"]],
@@ -79,7 +118,8 @@ def _capacity_note(analysis) -> str:
     return "LC capacities: " + "; ".join(c.describe() for c in analysis.capacities)
 
 
-def _bytes(x: float) -> str:
+def format_bytes(x: float) -> str:
+    """A byte count as the notes (and the LC report) write it: B, kB or MB (binary)."""
     if x >= 1 << 20:
         return f"{x / (1 << 20):.2f} MB"
     if x >= 1024:
@@ -97,12 +137,13 @@ def _holding_notes(analysis, foot, holding) -> list[str]:
         if reg.window is not None:
             cond = analysis.conditions[cap.name][r]
             text += (f" (reuse window {cond.window} = {cond.threshold_text} it, "
-                     f"footprint {_bytes(foot[r])} <= {_bytes(analysis.limit(cap, r))})")
+                     f"footprint {format_bytes(foot[r])} <= "
+                     f"{format_bytes(analysis.limit(cap, r))})")
         else:
             text += " (no reuse window fits)" if last else " (no reuse in this kernel)"
         text += f"; kept: {', '.join(reg.hits) or '-'}; missed: {', '.join(reg.misses) or '-'}"
         if r < last:
-            text += f"; next condition needs {_bytes(foot[r + 1])}"
+            text += f"; next condition needs {format_bytes(foot[r + 1])}"
         out.append(text)
     return out
 
@@ -114,26 +155,29 @@ def _near_threshold_notes(analysis, foot, holding) -> list[str]:
         c = analysis.limit(cap, r)
         if r > 0 and foot[r] >= (1 - NEAR_THRESHOLD) * c:
             out.append(f"{cap.name}: near threshold - condition {r} fills "
-                       f"{100 * foot[r] / c:.0f}% of the usable {_bytes(c)}; reuse may already "
-                       "be partly lost (traffic between this and the next-lower condition)")
+                       f"{100 * foot[r] / c:.0f}% of the usable {format_bytes(c)}; "
+                       "reuse may already be partly lost (traffic between this and the "
+                       "next-lower condition)")
         if r + 1 < len(foot):
             need, c = foot[r + 1], analysis.limit(cap, r + 1)
             if need <= (1 + NEAR_THRESHOLD) * c:
-                out.append(f"{cap.name}: near threshold - condition {r + 1} needs {_bytes(need)},"
-                           f" within {100 * NEAR_THRESHOLD:.0f}% of the usable {_bytes(c)}; "
+                out.append(f"{cap.name}: near threshold - condition {r + 1} needs "
+                           f"{format_bytes(need)}, within {100 * NEAR_THRESHOLD:.0f}% of the "
+                           f"usable {format_bytes(c)}; "
                            "partial reuse likely (traffic between conditions "
                            f"{r} and {r + 1})")
             elif need <= cap.usable / cap.fill and c < cap.usable / cap.fill:
                 full = cap.usable / cap.fill
-                out.append(f"{cap.name}: condition {r + 1} needs {_bytes(need)}: more than the "
-                           f"{c / full:.2g} fill share but within the full {_bytes(full)};"
+                out.append(f"{cap.name}: condition {r + 1} needs {format_bytes(need)}: more "
+                           f"than the {c / full:.2g} fill share but within the full "
+                           f"{format_bytes(full)};"
                            " an ideal LRU cache (and the simulator) may still keep that reuse")
     return out
 
 
-def _ordering_notes(analysis, vals) -> list[str]:
-    """Reuse windows are ordered assuming inner loops longer than stencil radii."""
-    values = vals[analysis._aux["thresholds"]]
+def _ordering_notes(values: Sequence[float]) -> list[str]:
+    """Reuse windows are ordered assuming inner loops longer than stencil radii
+    (``values``: the windows' durations at the point)."""
     bad = any(v <= 0 for v in values) or any(b < a for a, b in zip(values, values[1:]))
     if bad:
         return ["short loops: some reuse windows are not longer than lower-ranked ones "

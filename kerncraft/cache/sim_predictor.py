@@ -3,7 +3,7 @@
 Procedure
 ---------
 1. Build the per-core cache hierarchy from the machine file
-   (:func:`kerncraft.cache.cache_sim.level_specs_from_machine`; shared levels
+   (:func:`kerncraft.cache.sim_levels.level_specs_from_machine`; shared levels
    get the share of ``cores`` cores).
 2. Walk the kernel from the middle of its iteration space
    (:class:`kerncraft.cache.addresses.UnitGenerator`), a chunk of units of
@@ -88,8 +88,8 @@ import dataclasses
 from typing import Sequence
 
 from kerncraft.cache.addresses import UnitGenerator, reuse_span
-from kerncraft.cache.cache_sim import (MEMORY, CacheSimulator, LevelSpec, LevelStats,
-                                       level_specs_from_machine)
+from kerncraft.cache.cache_sim import MEMORY, CacheSimulator, LevelStats
+from kerncraft.cache.sim_levels import LevelSpec, level_specs_from_machine
 from kerncraft.cache.traffic import LevelTraffic, TrafficResult, iterations_per_cacheline
 
 CHUNK_UNITS = 128        # units of work per engine call (stop granularity)

@@ -10,6 +10,9 @@ Database tools (:mod:`kerncraft.dbtools.coverage`, :mod:`kerncraft.dbtools.micro
     kerncraft-incore bench ARCH FORM [FORM ...] [--cpu N] [--quick] [--json FILE|-]
         measure latency and throughput of instruction forms on this machine
         (clock-calibrated timing, no counters) next to the database's values
+    kerncraft-incore calibrate ARCH -o FILE [--quick]
+        measure the forms compiled loops use and write where the database disagrees
+        as a calibration file for a machine file (:mod:`kerncraft.cli.calibrate`)
     kerncraft-incore --db-check [ARCH ...] [--no-kernels] [--verbose] [--json FILE|-]
         missing values, duplicate keys and forms of the bundled kernels that the
         database does not know, per architecture (all databases if none is given)
@@ -26,11 +29,15 @@ import argparse
 import json
 import os
 import sys
-from typing import NoReturn, Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from kerncraft.cli.plotting import plot_path, require_matplotlib, write_port_pressure
 from kerncraft.errors import KerncraftError
 from kerncraft.memo.reports import load_output, output_key, store_output
+
+if TYPE_CHECKING:
+    from kerncraft.incore.analysis import InCoreAnalysis
+    from kerncraft.incore.protocols import PortModelLike
 
 PROG = "kerncraft-incore"
 
@@ -157,10 +164,12 @@ def _output_key(args: argparse.Namespace, text: str) -> str | None:
     """
     if args.export_graph or args.plot:
         return None
+    from kerncraft.incore.calibration import calibration_bytes
     from kerncraft.machine.paths import resolve_machine_path
 
     try:
         arch_file = resolve_machine_path(args.arch).read_bytes()
+        arch_file += calibration_bytes(resolve_machine_path(args.arch), arch_file)
     except (KerncraftError, OSError):
         arch_file = b""
     # every option (a new one included without a change here), except the JSON file's
@@ -170,7 +179,7 @@ def _output_key(args: argparse.Namespace, text: str) -> str | None:
     return output_key(PROG, options, arch_file, text)
 
 
-def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], object]:
+def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], InCoreAnalysis]:
     """The texts of the analysis (``stdout`` and, for ``--json FILE``, ``json``) and
     the analysis itself."""
     from kerncraft.incore.analysis import analyze_text
@@ -253,9 +262,9 @@ def _bench_main(argv: Sequence[str]) -> int:
     if sum((bool(args.forms), args.kernel_forms, args.kernel_pairs)) != 1:
         _fail("give instruction forms, --kernel-forms or --kernel-pairs (one of the three)")
     model = resolve_model(args.arch)
-    if args.kernel_pairs and str(getattr(model, "isa", None) or "x86").lower() != "x86":
+    if args.kernel_pairs and (model.isa or "x86").lower() != "x86":
         _fail(f"--kernel-pairs times x86 chains; {args.arch} is not an x86 database")
-    _warn_other_core(getattr(model, "arch", args.arch))
+    _warn_other_core(model.arch)
     hz = calibrated_clock(args.cpu, args.quick)
     if args.kernel_forms or args.kernel_pairs:
         return _kernel_check_main(args, model, hz)
@@ -281,7 +290,7 @@ def _warn_other_core(arch: str) -> None:
               f"measurements are compared with {arch}, a different core", file=sys.stderr)
 
 
-def _kernel_check_main(args: argparse.Namespace, model, hz: float) -> int:
+def _kernel_check_main(args: argparse.Namespace, model: PortModelLike, hz: float) -> int:
     """``bench ARCH --kernel-forms`` / ``--kernel-pairs``: the database checked against
     this host, form by form or pair by pair (what the bundled kernels use)."""
     if args.kernel_pairs:
@@ -292,7 +301,7 @@ def _kernel_check_main(args: argparse.Namespace, model, hz: float) -> int:
         from kerncraft.dbtools.form_check import check_forms as check_items
         from kerncraft.dbtools.form_check import format_database_check as format_check
         from kerncraft.dbtools.form_check import kernel_forms as kernel_items
-    items = kernel_items(model, getattr(model, "arch", args.arch))
+    items = kernel_items(model, model.arch)
     check = check_items(model, items, core_hz=hz, tolerance=args.tolerance, cpu=args.cpu,
                         quick=args.quick, realtime=not args.no_realtime,
                         progress=lambda line: print(line, file=sys.stderr, flush=True))
@@ -335,6 +344,9 @@ def _dispatch(argv: list[str]) -> int:
         return _bench_main(argv[1:])
     if "--db-check" in argv or any(a.startswith("--db-check=") for a in argv):
         return _db_check_main(argv)
+    if argv and argv[0] == "calibrate" and not os.path.isfile("calibrate"):
+        from kerncraft.cli.calibrate import calibrate_main      # kerncraft-incore calibrate
+        return calibrate_main(argv[1:])
     return _run(build_parser().parse_args(argv))
 
 
@@ -343,14 +355,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(argv)
     except KerncraftError as exc:
-        _fail(str(exc), getattr(exc, "exit_code", 2))
+        _fail(str(exc), exc.exit_code)
     except BrokenPipeError:
         # reader went away (``| head``): stop quietly, as other Unix tools do
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except OSError as exc:
-        _fail(f"{getattr(exc, 'filename', None) or 'I/O'}: {exc.strerror or exc}")
+        _fail(f"{exc.filename or 'I/O'}: {exc.strerror or exc}")
     except RecursionError:
         _fail("input too deeply nested")
 

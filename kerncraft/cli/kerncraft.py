@@ -12,14 +12,15 @@ import sys
 from typing import Sequence
 
 from kerncraft import __version__
-from kerncraft.api import MODELS, canonical_model, read_kernel_file
+from kerncraft.api import read_kernel_file
 from kerncraft.cli.plotting import (PointCollector, check_models, plot_path,
                                     require_matplotlib, write_pictures)
 from kerncraft.cli.warm import warm_run
 from kerncraft.errors import KerncraftError
 from kerncraft.options import UNITS, AnalysisOptions
+from kerncraft.runner.table import MODEL_ALIASES, MODELS, canonical_model
 
-# Canonical model names (the aliases Kerncraft accepts: kerncraft.api.MODEL_ALIASES).
+# Canonical model names (the aliases Kerncraft accepts: MODEL_ALIASES).
 PERFORMANCE_MODELS = tuple(MODELS)
 
 
@@ -81,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-p", "--pmodel", type=_model_name, action="append", required=True,
                         metavar="MODEL",
                         help="performance model: " + ", ".join(PERFORMANCE_MODELS)
-                             + " (Roofline and RooflineIACA are accepted as aliases); "
+                             + f" ({' and '.join(MODEL_ALIASES)} are accepted as aliases); "
                                "may be given several times")
     parser.add_argument("-m", "--machine", required=True, metavar="MACHINE",
                         help="machine file (path to YAML, or bundled name such as CSX)")

@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "CPU")
     parser.add_argument("--no-realtime", action="store_true",
                         help="do not try real-time priority (SCHED_FIFO 50, as chrt -f 50)")
+    parser.add_argument("--no-calibration", action="store_true",
+                        help="skip the in-core calibration (written beside the -o file)")
     parser.add_argument("--no-likwid", action="store_true",
                         help="use neither likwid-bench nor likwid-topology, only the built-in "
                              "benchmarks and sysfs")
@@ -116,6 +118,9 @@ def _probe_report(use_likwid: bool) -> str:
              f"({flops.assumption})",
              f"likwid: perfctr {'usable' if probe.perfctr else 'not usable'} ({probe.reason}); "
              f"likwid-bench {'installed' if probe.bench else 'missing'}"]
+    if topo.uarch.identification:
+        lines.append(("WARNING: no core class fits this CPU: " if topo.uarch.generic
+                      else "core class: ") + topo.uarch.identification)
     overlap = ", ".join(f"{f.level} {'yes' if f.overlaps else 'no'}" for f in topo.uarch.overlap)
     lines.append(f"ECM transfers overlap: {overlap or 'unknown core (assumed no)'}")
     lines.extend(f"compiler flags: {c.compiler} {c.flags} ({c.note})"
@@ -163,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         text = _generate(args, args_list)
+        if not args.no_calibration:     # last step: the in-core calibration beside the file
+            from kerncraft.machinegen.incore_calibration import calibrate_machine_file
+            text = calibrate_machine_file(text, output, quick=args.quick,
+                                          realtime=not args.no_realtime)
         if output is None:
             sys.stdout.write(text)
         else:

@@ -4,6 +4,16 @@ The report is a Markdown table, one row per point as soon as it is measured,
 then the notes of points whose ECM error exceeds 30 % and the summaries.
 Progress goes to stderr; with ``--json -`` the JSON goes to stdout and the
 report to stderr.
+
+``--record DIR`` keeps the run as a recording (:mod:`kerncraft.validation.record`);
+``--replay DIR ...`` predicts recorded points again (:mod:`kerncraft.validation.replay`):
+per recording a heading and the tables of a live run, then the cross-host table. Its
+``--json`` document: ``recordings`` (per recording the live run's document plus
+``recording``, ``host``, ``tool``, ``recorded_summary``, ``comparison``,
+``changed_predictions``) and ``comparison`` (per recording: ``recording``, ``host``,
+``points``, ``changed_points``, ``levels``: the levels and ``all``, each with
+``median_abs_error``, ``worst_error``, ``worst_kernel``, ``recorded_median``,
+``recorded_worst_error``, ``recorded_worst_kernel``, ``change``, ``grown``).
 """
 from __future__ import annotations
 
@@ -60,8 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"Default kernels: {' '.join(DEFAULT_KERNELS)}. --quick: "
                f"{' '.join(QUICK_KERNELS)}, --min-time {QUICK_MIN_TIME}, --repeats "
                f"{QUICK_REPEATS}, --rounds 1.")
-    parser.add_argument("-m", "--machine", required=True, metavar="MACHINE",
-                        help="machine file (path, or bundled name such as CSX)")
+    parser.add_argument("-m", "--machine", metavar="MACHINE",
+                        help="machine file (path, or bundled name such as CSX); required "
+                             "unless --replay")
     parser.add_argument("kernels", nargs="*", metavar="KERNEL",
                         help="bundled kernel name (triad) or kernel file (default: the 14 "
                              "bundled kernels listed below)")
@@ -96,7 +107,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true",
                         help="a first look: 6 kernels, shorter runs (about 10 s on the "
                              "2-core development VM; a default run measures 56 points)")
+    _add_corpus_options(parser)
     return parser
+
+
+def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--record", metavar="DIR", default=None,
+                        help="also keep this run as a recording in DIR/<host>-<date>/: "
+                             "every point's kernel, -D values and measured cy/CL, the "
+                             "machine file, a host description and the summary, for "
+                             "--replay; an existing recording is never overwritten (the "
+                             "new one gets -2, -3, ...)")
+    parser.add_argument("--replay", metavar="DIR", nargs="+", default=None,
+                        help="measure nothing: predict every point recorded in or below "
+                             "DIR again with the current code and the recorded machine "
+                             "file, print each host's tables and the median and worst "
+                             "ECM error per host and level against the recorded ones")
 
 
 def _percent(value: float) -> str:
@@ -178,40 +204,65 @@ def _kernels(opts: argparse.Namespace) -> tuple[list, list]:
     return kernels, unusable
 
 
-def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int:
-    import kerncraft
-    from kerncraft.validation import campaign as validate
-    from kerncraft.runner.run import _write_json as write_json
-
-    machine = kerncraft.load_machine(opts.machine)
-    kernels, unusable = _kernels(opts)
-    available = validate.level_targets(machine)
+def _chosen_levels(opts: argparse.Namespace, machine) -> list[str]:
+    from kerncraft.validation.sizes import level_targets
+    available = level_targets(machine)
     levels = opts.levels or list(available)
     missing = [lvl for lvl in levels if lvl not in available]
     if missing:
         raise KerncraftError(f"the machine file has no level {', '.join(missing)} "
                              f"(it has {', '.join(available)})")
-    if opts.plot:
-        require_matplotlib()    # before minutes of measuring
-    host = _check_host(machine, err)
-    options = validate.RunOptions(
+    return levels
+
+
+def _run_options(opts: argparse.Namespace):
+    from kerncraft.validation.campaign import RunOptions
+    return RunOptions(
         cores=opts.cores, roofline=f"Roofline{opts.roofline}",
         min_time=opts.min_time or (QUICK_MIN_TIME if opts.quick else 0.2),
         repeats=opts.repeats or (QUICK_REPEATS if opts.quick else 3),
         rounds=opts.rounds or (1 if opts.quick else 2), incore_model=opts.incore_model)
-    print(HEADER, file=out, flush=True)
+
+
+def _row_printer(out: TextIO):
+    """(on_point, noted): prints a point's row, numbering the points that have notes."""
     noted: list = []
 
     def on_point(point) -> None:
         if point.notes:
             noted.append(point)
         print(format_row(point, len(noted) if point.notes else None), file=out, flush=True)
+    return on_point, noted
 
-    result = validate.run_validation(kernels, machine, levels, options, on_point=on_point,
-                                     measure=measure or validate.benchmark_measure,
-                                     progress=err)
+
+def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int:
+    import kerncraft
+    from kerncraft.validation import campaign as validate
+    from kerncraft.report.json import write_json
+
+    if opts.replay:
+        return run_replay(opts, out, err)
+    machine = kerncraft.load_machine(opts.machine)
+    kernels, unusable = _kernels(opts)
+    levels = _chosen_levels(opts, machine)
+    if opts.plot:
+        require_matplotlib()    # before minutes of measuring
+    host = _check_host(machine, err)
+    measure = measure or validate.benchmark_measure
+    recording = _start_recording(opts.record, measure, err) if opts.record else None
+    print(HEADER, file=out, flush=True)
+    on_point, noted = _row_printer(out)
+    try:
+        result = validate.run_validation(
+            kernels, machine, levels, _run_options(opts), on_point=on_point,
+            measure=recording.sampler if recording else measure, progress=err)
+    except BaseException:
+        _abandon(recording)
+        raise
     result = dataclasses.replace(result, skipped=(*unusable, *result.skipped))
     _print_trailer(result, noted, out)
+    if recording:
+        _finish_recording(recording, result, machine, kernels, err)
     if opts.json:
         # '-': JSON on stdout (the report went to stderr, see main)
         write_json(opts.json, _document(result, machine, host, levels), sys.stdout)
@@ -220,6 +271,130 @@ def run(opts: argparse.Namespace, out: TextIO, err: TextIO, measure=None) -> int
     if not result.points:
         print(f"{PROG}: no point could be measured (see the skipped lines)", file=err)
     return 0 if result.points else 1
+
+
+def _start_recording(parent: str, measure, err: TextIO):
+    from kerncraft.validation.record import start_recording
+    recording = start_recording(parent, measure)
+    if recording.note:
+        print(f"{PROG}: {recording.note}", file=err, flush=True)
+    return recording
+
+
+def _abandon(recording) -> None:
+    if recording is not None:
+        from kerncraft.validation.record import abandon_recording
+        abandon_recording(recording)
+
+
+def _finish_recording(recording, result, machine, kernels, err: TextIO) -> None:
+    from kerncraft.validation.record import finish_recording
+    if not result.points:
+        _abandon(recording)
+        print(f"{PROG}: nothing recorded (no point)", file=err)
+        return
+    path = finish_recording(recording, result, machine, kernels)
+    print(f"{PROG}: recorded {len(result.points)} points in {path}", file=err, flush=True)
+
+
+# ---------------------------------------------------------------- --replay
+
+def _refuse_with_replay(opts: argparse.Namespace) -> None:
+    given = [name for name, value in (
+        ("-m", opts.machine), ("KERNEL", opts.kernels), ("--levels", opts.levels),
+        ("--record", opts.record), ("--min-time", opts.min_time), ("--repeats", opts.repeats),
+        ("--rounds", opts.rounds), ("--quick", opts.quick), ("--plot", opts.plot),
+        ("--cores", opts.cores != 1), ("--roofline", opts.roofline != "ASM"),
+        ("--incore-model", opts.incore_model != "kerncraft")) if value]
+    if given:
+        raise KerncraftError(f"--replay predicts with the recorded machine files, kernels and "
+                             f"settings; {', '.join(given)} cannot be used with it")
+
+
+def run_replay(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``--replay``: every recording below the folders predicted again (no measuring)."""
+    import kerncraft
+    from kerncraft.report.json import write_json
+    from kerncraft.validation.corpus import find_recordings, load_recording
+    from kerncraft.validation.replay import compare, compiler_difference, replay_recording
+
+    _refuse_with_replay(opts)
+    recordings = [load_recording(path) for path in find_recordings(opts.replay)]
+    comparisons, documents = [], []
+    for number, recording in enumerate(recordings):
+        machine = kerncraft.load_machine(recording.machine_file)
+        difference = compiler_difference(recording, machine)
+        if difference:
+            print(f"{PROG}: warning: {recording.name}: {difference}", file=err, flush=True)
+        result = replay_recording(recording, machine, progress=err)
+        _print_replay(recording, result, out, first=number == 0)
+        comparisons.append(compare(recording, result))
+        documents.append(_replay_document(recording, result, machine, comparisons[-1]))
+    print("\n".join(["", "## all recordings: ECM error now and as recorded", "",
+                     *format_comparison(comparisons)]), file=out, flush=True)
+    if opts.json:
+        write_json(opts.json, {"recordings": documents,
+                               "comparison": [c.to_dict() for c in comparisons]}, sys.stdout)
+    return 0 if all(c.points for c in comparisons) else 1
+
+
+def _print_replay(recording, result, out: TextIO, first: bool) -> None:
+    """One recording: a heading, then the tables of a live run."""
+    host = recording.host
+    print(("" if first else "\n") + f"## {recording.name}: {host.get('model_name') or 'unknown'}"
+          f" (recorded {host.get('date') or 'on an unknown date'}; machine file "
+          f"{recording.machine_file.name})\n\n{HEADER}", file=out, flush=True)
+    on_point, noted = _row_printer(out)
+    for point in result.points:
+        on_point(point)
+    _print_trailer(result, noted, out)
+
+
+def _replay_document(recording, result, machine, comparison) -> dict:
+    from kerncraft.validation.replay import changed_predictions
+    levels = list(dict.fromkeys(p.level for p in recording.points))
+    document = _document(result, machine, recording.host.get("model_name"), levels)
+    return {"recording": str(recording.path), "host": dict(recording.host),
+            "tool": dict(recording.tool), "recorded_summary": dict(recording.summary),
+            "comparison": comparison.to_dict(),
+            "changed_predictions": [{"kernel": p.kernel, "level": p.level,
+                                     "recorded_ecm_cy_per_cl": before,
+                                     "ecm_cy_per_cl": p.prediction.ecm}
+                                    for p, before in changed_predictions(recording, result)],
+            **document}
+
+
+def _points(change: float | None) -> str:
+    """'+0.3 pt' (percentage points); '+0.0', never '-0.0', for a change that rounds away."""
+    return "n/a" if change is None else f"{round(100 * change, 1) + 0.0:+.1f} pt"
+
+
+def _worst(error: float | None, kernel: str | None) -> str:
+    return "n/a" if error is None else f"{_percent(error)} ({kernel})"
+
+
+def format_comparison(comparisons) -> list[str]:
+    """The cross-host table: per recording and level the ECM median and worst error,
+    now and as recorded, and the medians that grew by more than one point."""
+    lines = ["| recording | host | level | points | median abs. error | recorded | change | "
+             "worst error (kernel) | recorded worst (kernel) |",
+             "|---|---|---|---:|---:|---:|---:|---|---|"]
+    for host in comparisons:
+        for lvl in host.levels:
+            recorded = ("n/a" if lvl.recorded_median is None
+                        else f"{100 * lvl.recorded_median:.1f} %")
+            lines.append(f"| {host.recording} | {host.host} | {lvl.level} | {lvl.points} | "
+                         f"{100 * lvl.median_abs_error:.1f} % | {recorded} | "
+                         f"{_points(lvl.change)} | {_worst(lvl.worst_error, lvl.worst_kernel)}"
+                         f" | {_worst(lvl.recorded_worst_error, lvl.recorded_worst_kernel)} |")
+    grown = [f"{host.recording} {lvl.level} ({_points(lvl.change)})"
+             for host in comparisons for lvl in host.levels if lvl.grown]
+    changed = sum(host.changed_points for host in comparisons)
+    total = sum(host.points for host in comparisons)
+    return [*lines, "", f"ECM predictions changed by more than 1 % since recorded: {changed} "
+            f"of {total} points",
+            ("grown by more than 1 point: " + ", ".join(grown)) if grown
+            else "no median abs. ECM error grew by more than 1 point"]
 
 
 def _picture_title(machine) -> str:
@@ -252,7 +427,10 @@ def _print_trailer(result, noted: Sequence, out: TextIO) -> None:
 
 def main(argv: Sequence[str] | None = None, measure=None) -> int:
     """Entry point; ``measure`` replaces the real measurement (tests)."""
-    opts = build_parser().parse_args(argv)
+    parser = build_parser()
+    opts = parser.parse_args(argv)
+    if opts.machine is None and not opts.replay:
+        parser.error("the following arguments are required: -m/--machine")
     to_stdout = opts.json == "-"
     out = sys.stderr if to_stdout else sys.stdout
     try:

@@ -5,9 +5,9 @@ files, hashes them with the options (:func:`kerncraft.memo.reports.run_key`),
 and if every -D point was computed before with the same inputs and compilers,
 prints the stored reports and writes the same JSON. It imports neither sympy,
 networkx nor pycparser and parses no YAML, so such a run takes a few tens of
-milliseconds. Anything else (a miss, an error to report, ``--plot``,
-``-p Benchmark``, an external in-core analyzer) returns None and the caller
-runs the models, which compute the missing points and keep them.
+milliseconds. Anything else (a miss, an error to report, ``--plot``, a model
+that measures (``-p Benchmark``), an external in-core analyzer) returns None and
+the caller runs the models, which compute the missing points and keep them.
 """
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from typing import Sequence, TextIO
 from kerncraft.api import read_kernel_file
 from kerncraft.errors import KerncraftError
 from kerncraft.kernel.defines import complete_points, expand_defines
+from kerncraft.incore.calibration import calibration_bytes
 from kerncraft.machine.paths import resolve_machine_path
 from kerncraft.runner.points import CACHEABLE_INCORE, print_point, write_documents
-from kerncraft.runner.run import IMPLEMENTED
+from kerncraft.runner.table import MODELS
 from kerncraft.options import AnalysisOptions
 from kerncraft.memo.reports import enabled as pointcache_enabled
 from kerncraft.memo.reports import load_manifest, load_points, run_key
@@ -30,13 +31,14 @@ def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequenc
              out: TextIO) -> int | None:
     """Exit code of the run served from the cache, or None to run the models."""
     if (not pointcache_enabled() or getattr(args, "plot", None) is not None
-            or any(m not in IMPLEMENTED or m == "Benchmark" for m in models)
+            or any(m not in MODELS or MODELS[m].measures for m in models)
             or options.incore_model not in CACHEABLE_INCORE):
         return None
     try:
         source = read_kernel_file(args.kernel)
         machine_path = resolve_machine_path(args.machine)
         machine_bytes = machine_path.read_bytes()
+        machine_bytes += calibration_bytes(machine_path, machine_bytes)   # its calibration
         points = expand_defines(args.define, max_points=getattr(args, "max_points", None))
     except (KerncraftError, OSError):
         return None         # the full run reports it, in its usual order and words

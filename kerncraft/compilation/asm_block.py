@@ -47,9 +47,10 @@ from collections import Counter
 from typing import Sequence, TextIO
 
 from kerncraft.compilation import asm_block_aarch64
-from kerncraft.compilation.blocks import (_UNROLLED, BlockCandidate, BlockSelection, IsaFacts,
-                                    _fmt_set, _kernel_strides, _outer_unroll, _trip_count,
-                                    format_candidates, make_candidate)
+from kerncraft.compilation.blocks import (FULLY_UNROLLED, BlockCandidate, BlockSelection,
+                                          IsaFacts, format_candidates, format_set, kernel_strides,
+                                          make_candidate, numeric_trip_count,
+                                          outer_unroll_from_flops)
 from kerncraft.errors import AssemblyError
 from kerncraft.incore import registers
 from kerncraft.incore.markers import LoopBlock, find_loops
@@ -245,8 +246,8 @@ def _choose(candidates: Sequence[BlockCandidate], block: str | int, forced: bool
         if not pool and forced:     # the user vouches for the increment
             pool = [c for c in candidates if c.block.n_loads + c.block.n_stores]
         if not pool:
-            unrolled = any(_UNROLLED in c.reason for c in candidates)
-            hint = f" ({_UNROLLED}; use larger -D values)" if unrolled else ""
+            unrolled = any(FULLY_UNROLLED in c.reason for c in candidates)
+            hint = f" ({FULLY_UNROLLED}; use larger -D values)" if unrolled else ""
             raise AssemblyError(f"no loop block matches the kernel{hint}; candidates:\n"
                                 + format_candidates(candidates)
                                 + "\nchoose one with --asm-block N (and --pointer-increment "
@@ -301,8 +302,8 @@ def _finish(kernel: KernelModel, candidates: Sequence[BlockCandidate], c: BlockC
                                 f"{c.reason}; candidates:\n" + format_candidates(candidates)
                                 + "\npass --pointer-increment BYTES to override")
         k, increment, jam, simd = c.iterations, c.pointer_increment, c.outer_unroll, c.simd_width
-        how = (f"memory operands advance {_fmt_set(c.advances)} B per asm iteration, the "
-               f"kernel's arrays {_fmt_set(_kernel_strides(kernel, _level(kernel, c)))} B "
+        how = (f"memory operands advance {format_set(c.advances)} B per asm iteration, the "
+               f"kernel's arrays {format_set(kernel_strides(kernel, _level(kernel, c)))} B "
                "per source iteration")
     total = k * jam
     step = abs(kernel.loops[_level(kernel, c)].step)
@@ -344,7 +345,7 @@ def _level(kernel: KernelModel, c: BlockCandidate) -> int:
 def _forced_iterations(kernel: KernelModel, c: BlockCandidate,
                        forced: int) -> tuple[int, int, int, str]:
     """(k, outer unroll, SIMD width, explanation) from --pointer-increment."""
-    strides = _kernel_strides(kernel)
+    strides = kernel_strides(kernel)
     if not strides:
         raise AssemblyError("--pointer-increment needs the kernel's innermost strides; "
                             "bind the constants the array sizes use")
@@ -353,10 +354,10 @@ def _forced_iterations(kernel: KernelModel, c: BlockCandidate,
         raise AssemblyError(f"--pointer-increment {forced} B is no multiple of the "
                             f"kernel's {stride} B per iteration")
     k = forced // stride
-    trips = _trip_count(kernel)
+    trips = numeric_trip_count(kernel)
     if trips is not None and k > max(trips, 0):
         raise AssemblyError(f"--pointer-increment {forced} B means {k} iterations per asm "
                             f"iteration, but the innermost loop has only {trips}")
     simd = c.simd_width if k % c.simd_width == 0 else 1
     how = f"--pointer-increment {forced} B / {stride} B per source iteration"
-    return k, _outer_unroll(kernel, c.flops, k), simd, how
+    return k, outer_unroll_from_flops(kernel, c.flops, k), simd, how

@@ -59,7 +59,7 @@ def is_aarch64(lines: Sequence[AsmLine]) -> bool:
         if ins is None:
             continue
         for op in ins.operands:
-            reg = op if isinstance(op, Register) else getattr(op, "base", None)
+            reg = op if isinstance(op, Register) else op.base if isinstance(op, Memory) else None
             if isinstance(reg, Register):
                 return isinstance(reg, A64Register)
     return False
@@ -194,7 +194,8 @@ class _Tracker:
                 new = None if src is None else src.plus(o[2].value if m[0] == "a" else -o[2].value)
         elif m in ("add", "adds") and len(o) in (3, 4) and _gpr_root(o[2]) is not None:
             other = self.value(o[2])
-            shift = o[3].amount if len(o) == 4 and getattr(o[3], "kind", "") == "lsl" else 0
+            lsl = len(o) == 4 and isinstance(o[3], ops.Shift) and o[3].kind == "lsl"
+            shift = o[3].amount if lsl else 0
             new = self.add(src, None if other is None else other.shifted(shift or 0)) \
                 if len(o) == 3 or shift is not None else None
         elif m in ("mov", "sxtw", "uxtw") and len(o) == 2:

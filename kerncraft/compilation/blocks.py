@@ -1,7 +1,8 @@
 """What both loop-block selectors share (x86: :mod:`kerncraft.compilation.asm_block`,
 AArch64: :mod:`kerncraft.compilation.asm_block_aarch64`): the candidate and selection
-types, the candidate table, and the checks of a candidate's advances and work
-against the kernel model.
+types, the candidate table, what the kernel model says a loop moves and does
+(:func:`kernel_strides`, :func:`numeric_trip_count`, :func:`outer_unroll_from_flops`),
+and the checks of a candidate's advances and work against it.
 """
 from __future__ import annotations
 
@@ -17,9 +18,13 @@ from kerncraft.incore.markers import LoopBlock
 from kerncraft.incore.model import Instruction
 from kerncraft.kernel.model import KernelModel
 
-__all__ = ["BlockCandidate", "BlockSelection", "format_candidates"]
+__all__ = ["BlockCandidate", "BlockSelection", "format_candidates", "make_candidate", "IsaFacts",
+           "kernel_strides", "numeric_trip_count", "outer_unroll_from_flops", "format_set",
+           "FULLY_UNROLLED"]
 
-_UNROLLED = "the compiler fully unrolled the innermost loop"
+#: Part of the reason of a candidate that cannot be the kernel's loop because the
+#: compiler unrolled the innermost loop completely (too few iterations for a loop).
+FULLY_UNROLLED = "the compiler fully unrolled the innermost loop"
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,7 @@ class BlockSelection:
         return format_candidates(self.candidates, chosen=self.index) + "\n" + self.explanation
 
 
-def _kernel_strides(kernel: KernelModel, level: int = -1) -> list[int]:
+def kernel_strides(kernel: KernelModel, level: int = -1) -> list[int]:
     """Bytes each array access moves per iteration of loop ``level`` (default
     innermost; positive; accesses with symbolic or zero stride left out)."""
     loop = kernel.loops[level]
@@ -98,7 +103,7 @@ def _element_size(kernel: KernelModel) -> int:
     return min(sizes, default=8)
 
 
-def _trip_count(kernel: KernelModel, level: int = -1) -> int | None:
+def numeric_trip_count(kernel: KernelModel, level: int = -1) -> int | None:
     """Numeric trip count of loop ``level`` if known; for a triangular nest (bounds that
     depend on outer indices) the largest one, over the outer indices at their first and
     last values (affine bounds: the extremes are at the ends), since the question asked
@@ -136,22 +141,22 @@ def _best_iterations(advances: Sequence[int], strides: Sequence[int]) -> tuple[i
 def _check_iterations(kernel: KernelModel, advances: Sequence[int], simd: int,
                       level: int, check_simd: bool = True) -> tuple[int | None, str]:
     """(k, '') if loop ``level``'s strides explain every advance, else (k, why not)."""
-    strides = _kernel_strides(kernel, level)
+    strides = kernel_strides(kernel, level)
     k, explained = _best_iterations(advances, strides)
-    trips = _trip_count(kernel, level)
+    trips = numeric_trip_count(kernel, level)
     if not advances:
         return k, "no memory operand advances with the loop"
     if not strides:
         return k, "the kernel's innermost strides are unknown (bind the constants)"
     if k is None:
-        return k, (f"advances {_fmt_set(advances)} B fit no stride of the kernel "
-                   f"({_fmt_set(strides)} B per iteration)")
+        return k, (f"advances {format_set(advances)} B fit no stride of the kernel "
+                   f"({format_set(strides)} B per iteration)")
     if explained < len(advances):
-        return k, (f"advances {_fmt_set(advances)} B are not all a multiple {k} of the "
-                   f"kernel's strides ({_fmt_set(strides)} B)")
+        return k, (f"advances {format_set(advances)} B are not all a multiple {k} of the "
+                   f"kernel's strides ({format_set(strides)} B)")
     if trips is not None and k > max(trips, 0):
         return k, (f"{k} iterations per pass but loop '{kernel.loops[level].index}' has "
-                   f"only {trips}: an outer loop ({_UNROLLED})")
+                   f"only {trips}: an outer loop ({FULLY_UNROLLED})")
     if check_simd:
         return k, _simd_mismatch(kernel, k, simd, level)
     return k, ""
@@ -172,7 +177,7 @@ def _outer_vectorised(kernel: KernelModel, k: int, simd: int, flops: int, n_pack
     """Outer iterations in the vector lanes (outer-loop vectorisation: ``c[i][j] +=
     a[i][k] * a[k][j]`` vectorised over j in a k loop), 1 if the block is not that:
     its flops are a multiple of the kernel's for k iterations that fills whole vectors."""
-    jam = _outer_unroll(kernel, flops, k)
+    jam = outer_unroll_from_flops(kernel, flops, k)
     if n_packed and jam > 1 and not _simd_mismatch(kernel, k, simd, level, jam):
         return jam
     return 1
@@ -189,11 +194,12 @@ def _work_of(kernel: KernelModel, lp: LoopBlock, flops: int, simd: int) -> float
     return (lp.n_loads + lp.n_stores) * simd / max(len(arrays), 1)
 
 
-def _fmt_set(values: Sequence[int]) -> str:
+def format_set(values: Sequence[int]) -> str:
+    """The distinct ``values`` in order, as explanations show them: '{8, 16}'."""
     return "{" + ", ".join(str(v) for v in sorted(set(values))) + "}"
 
 
-def _outer_unroll(kernel: KernelModel, flops: int, k: int | None) -> int:
+def outer_unroll_from_flops(kernel: KernelModel, flops: int, k: int | None) -> int:
     """Outer iterations jammed into the loop, from its floating-point work."""
     expected = kernel.total_flops * (k or 0)
     if expected and flops >= 2 * expected and flops % expected == 0:
@@ -276,7 +282,7 @@ def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelMod
             if not why and _work_of(kernel, lp, flops, simd) <= k2:
                 k, reason, level = k2, "", lvl
                 break
-    jam = 1 if reason else _outer_unroll(kernel, flops, k)
+    jam = 1 if reason else outer_unroll_from_flops(kernel, flops, k)
     consistent = not reason
     if consistent:
         reason = _work_mismatch(kernel, lp, n_fp)

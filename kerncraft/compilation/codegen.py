@@ -226,7 +226,7 @@ def stride_constants(kernel: KernelModel) -> frozenset[str]:
                 subs.append(root.subscript)
                 root = root.name
             subs.reverse()
-            dims = heap.get(getattr(root, "name", None), [])
+            dims = heap.get(root.name, []) if isinstance(root, c_ast.ID) else []
             for pos, sub in enumerate(subs[:-1]):
                 if inner in _ids(sub):
                     for dim in dims[pos + 1:]:
@@ -446,6 +446,7 @@ def _linearize(node, heap: Mapping[str, list], filename: str | None):
                 raise KernelError(
                     f"array '{root.name}' has {len(dims)} dimensions but is accessed "
                     f"with {len(subscripts)} subscripts",
+                    # pycparser's coordinates differ between versions (kernel/cnodes.py)
                     SourceLocation(filename, getattr(coord, "line", None),
                                    getattr(coord, "column", None)))
             subscripts = [_linearize(s, heap, filename) for s in subscripts]
@@ -472,6 +473,7 @@ def _brace_loops(node):
 def _child_slots(node) -> list[tuple[tuple[str, int | None], object]]:
     """(attribute, list position) of every child, so it can be replaced."""
     slots = []
+    # pycparser nodes name their children in __slots__ (no typed list of fields)
     for attr in getattr(node, "__slots__", ()):
         if attr in ("coord", "__weakref__"):
             continue

@@ -34,10 +34,14 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from kerncraft.diskstore import atomic_write, cache_directory
 from kerncraft.errors import ToolError
+
+if TYPE_CHECKING:
+    from kerncraft.kernel.model import KernelModel
+    from kerncraft.machine.model import MachineModel
 from kerncraft.memo.reports import ToolStamp, tool_stamp
 from kerncraft.memo.reports import host_fingerprint as _host_fingerprint  # patched in tests
 
@@ -87,7 +91,7 @@ def find_compiler(compiler: str) -> str:
     return path
 
 
-def select_compiler(machine=None, compiler: str | None = None,
+def select_compiler(machine: MachineModel | None = None, compiler: str | None = None,
                     flags: str | Sequence[str] | None = None) -> tuple[str, tuple[str, ...]]:
     """Choose (compiler, flags) as the command line and machine file say.
 
@@ -97,7 +101,7 @@ def select_compiler(machine=None, compiler: str | None = None,
     by family, so ``gcc-13`` gets the ``gcc`` flags); otherwise ``-O3``.
     Raises :class:`ToolError` if no listed compiler is installed.
     """
-    listed: tuple[tuple[str, str], ...] = tuple(getattr(machine, "compilers", ()) or ())
+    listed = _listed_compilers(machine)
     cross = _cross_compilers(machine, listed)
     if compiler is None and cross is not None:
         compiler = next((name for name, _ in cross if shutil.which(name)), None)
@@ -119,25 +123,32 @@ def select_compiler(machine=None, compiler: str | None = None,
     return compiler, tuple(shlex.split(flags) if isinstance(flags, str) else flags)
 
 
-def compiler_stamps(machine=None, compiler: str | None = None) -> tuple[ToolStamp, ...]:
+def compiler_stamps(machine: MachineModel | None = None, compiler: str | None = None
+                    ) -> tuple[ToolStamp, ...]:
     """Every compiler :func:`select_compiler` may choose, as found on PATH now.
 
     A stored report (:mod:`kerncraft.memo.reports`) stays valid only while these
     are unchanged: installing, removing or upgrading any of them may change the
     chosen compiler or its code.
     """
-    listed: tuple[tuple[str, str], ...] = tuple(getattr(machine, "compilers", ()) or ())
+    listed = _listed_compilers(machine)
     names = [compiler] if compiler is not None else []
     names += [name for name, _ in (_cross_compilers(machine, listed) or ())]
     names += [name for name, _ in listed] or ["gcc", "clang", "cc"]
     return tuple(tool_stamp(name) for name in dict.fromkeys(names))
 
 
-def _cross_compilers(machine, listed: Sequence[tuple[str, str]]
+def _listed_compilers(machine: MachineModel | None) -> tuple[tuple[str, str], ...]:
+    """The machine file's (compiler, flags) pairs; none without a machine."""
+    return tuple(machine.compilers or ()) if machine is not None else ()
+
+
+def _cross_compilers(machine: MachineModel | None, listed: Sequence[tuple[str, str]]
                      ) -> tuple[tuple[str, str], ...] | None:
     """For an AArch64 machine file on another host: its compilers as cross compilers
     (``gcc`` -> ``aarch64-linux-gnu-gcc`` with the file's gcc flags; names that already
     are cross compilers stay). None when no cross compilation is needed."""
+    # open: a stand-in machine that lists only its compilers (tests) has no 'isa'
     isa = str(getattr(machine, "isa", "") or "").lower()
     if not isa.startswith(("aarch64", "arm")) or platform.machine().lower() in ("aarch64",
                                                                                   "arm64"):
@@ -272,7 +283,8 @@ def _store(entry: Path, text: str) -> bool:
     return atomic_write(entry, text)
 
 
-def kernel_flags(kernel, compiler: str, flags: Sequence[str]) -> tuple[str, ...]:
+def kernel_flags(kernel: KernelModel, compiler: str, flags: Sequence[str]
+                 ) -> tuple[str, ...]:
     """The flags for compiling ``kernel``: ``flags``, plus what math calls need.
 
     Machine files pass ``-ffreestanding`` so that gcc does not turn loops into
@@ -284,7 +296,7 @@ def kernel_flags(kernel, compiler: str, flags: Sequence[str]) -> tuple[str, ...]
     (``-fno-tree-loop-distribute-patterns``).
     """
     flags = tuple(flags)
-    if not getattr(kernel, "math_calls", None) or "-ffreestanding" not in flags:
+    if not kernel.math_calls or "-ffreestanding" not in flags:
         return flags
     extra = ["-fbuiltin"]
     if "clang" not in os.path.basename(compiler):
@@ -292,7 +304,8 @@ def kernel_flags(kernel, compiler: str, flags: Sequence[str]) -> tuple[str, ...]
     return flags + tuple(f for f in extra if f not in flags)
 
 
-def compile_kernel(kernel, machine=None, *, compiler: str | None = None,
+def compile_kernel(kernel: KernelModel, machine: MachineModel | None = None, *,
+                   compiler: str | None = None,
                    flags: str | Sequence[str] | None = None,
                    constants: str = "auto") -> CompiledAssembly:
     """Generate the C program for ``kernel`` and compile it as the command

@@ -28,9 +28,16 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from kerncraft.resources import bundled_dir
+
+if TYPE_CHECKING:
+    from kerncraft.incore.aarch64.portmodel import AArch64PortModel
+    from kerncraft.incore.database import PortModel
+    from kerncraft.incore.model import Instruction
+    from kerncraft.incore.protocols import PortModelLike
+    from kerncraft.kernel.model import KernelModel
 
 __all__ = ["ARCH_EXTRA_FLAGS", "ARCH_TARGETS", "DbCheck", "check_database", "format_check",
            "kernel_files", "unknown_kernel_forms"]
@@ -100,21 +107,21 @@ class DbCheck:
 
 
 def _raw_groups(path: Path) -> tuple[dict, list]:
-    from kerncraft.incore.database import _read_yaml
-    data = _read_yaml(path)
+    from kerncraft.incore.dbfile import read_database_yaml
+    data = read_database_yaml(path)
     return data, list(data.get("instruction_groups") or [])
 
 
-def _entry_signature(spec: Any) -> str:
+def _entry_signature(spec: object) -> str:
     if isinstance(spec, dict):
         spec = {k: v for k, v in spec.items() if k not in ("source", "note")}
     return repr(spec)
 
 
-def _structure(check: DbCheck, model: Any, path: Path) -> None:
-    from kerncraft.incore.database import _normalise_key, expand_braces
+def _structure(check: DbCheck, model: PortModel | AArch64PortModel, path: Path) -> None:
+    from kerncraft.incore.dbfile import expand_braces, normalise_form_key
     data, groups = _raw_groups(path)
-    isa = str(getattr(model, "isa", None) or data.get("isa") or "x86").lower()
+    isa = model.isa.lower()
     wanted = _HEADER_LOAD_CLASSES.get("x86" if isa == "x86" else isa, ())
     for cls in wanted:
         if cls not in model.load_latency:
@@ -126,7 +133,7 @@ def _structure(check: DbCheck, model: Any, path: Path) -> None:
     for gi, group in enumerate(groups):
         for raw, spec in (group.get("forms") or {}).items():
             for key in expand_braces(str(raw)):
-                key = _normalise_key(key)
+                key = normalise_form_key(key)
                 sig = _entry_signature(spec)
                 if key in seen:
                     (check.redundant if seen[key][1] == sig else check.overridden).append(
@@ -147,11 +154,11 @@ def kernel_files(directory: str | Path | None = None) -> list[Path]:
     return sorted(Path(directory).glob("*.c"))
 
 
-def _program_loops(asm: str, kernel: Any, isa: str) -> list[Any]:
+def _program_loops(asm: str, kernel: KernelModel, isa: str) -> list[Instruction]:
     """Instructions of the loop block(s) the ECM pipeline would analyse."""
     if isa.startswith(("aarch64", "arm")):
-        from kerncraft.incore.analysis import _isa_modules
-        parse = _isa_modules(isa)[0]
+        from kerncraft.incore.isa import isa_support
+        parse = isa_support(isa)[0]
     else:
         from kerncraft.incore.x86.parser import parse_x86 as parse
     lines = parse(asm)
@@ -167,21 +174,26 @@ def _program_loops(asm: str, kernel: Any, isa: str) -> list[Any]:
         return [ins for lp in loops if not lp.contains_loop for ins in lp.instructions]
 
 
-def kernel_loop_instructions(model: Any, arch: str, kernels: Sequence[Path] | None = None,
-                             opt_levels: Sequence[str] = OPT_LEVELS, jobs: int = 4
+def kernel_loop_instructions(model: PortModelLike, arch: str,
+                             kernels: Sequence[Path] | None = None,
+                             opt_levels: Sequence[str] = OPT_LEVELS, jobs: int = 4,
+                             target: tuple[str, Sequence[str]] | None = None
                              ) -> tuple[list[tuple[Path, str, list]], int, str]:
     """([(kernel file, optimisation level, loop instructions)], compilations done, note):
-    the bundled kernels compiled for ``arch`` as the ECM pipeline compiles them."""
+    the bundled kernels compiled for ``arch`` as the ECM pipeline compiles them;
+    ``target`` = (compiler, flags without -O) replaces the database's target flags (a
+    machine file's, for a calibration)."""
     from kerncraft.kernel.parser import parse_kernel
     from kerncraft.compilation.codegen import generate_c
     from kerncraft.compilation.compiler import compile_to_assembly
-    target = ARCH_TARGETS.get(arch.upper())
+    extra_targets = ARCH_EXTRA_FLAGS.get(arch.upper(), ()) if target is None else ()
+    target = target or ARCH_TARGETS.get(arch.upper())
     if target is None:
         return [], 0, f"no compiler target known for {arch} (see dbcheck.ARCH_TARGETS)"
     compiler, march = target
     if shutil.which(compiler) is None:
         return [], 0, f"compiler {compiler} not installed: kernels not checked"
-    isa = str(getattr(model, "isa", None) or "x86").lower()
+    isa = (model.isa or "x86").lower()
     kernels = kernel_files() if kernels is None else list(kernels)
     jobs_list = []
     for path in kernels:
@@ -191,7 +203,7 @@ def kernel_loop_instructions(model: Any, arch: str, kernels: Sequence[Path] | No
         except Exception as exc:  # noqa: BLE001 - report and go on
             jobs_list.append((path, None, None, f"cannot parse: {exc}", ()))
             continue
-        for target_flags in (march, *ARCH_EXTRA_FLAGS.get(arch.upper(), ())):
+        for target_flags in (march, *extra_targets):
             for opt in opt_levels:
                 jobs_list.append((path, kernel, source, opt, target_flags))
 
@@ -216,7 +228,7 @@ def kernel_loop_instructions(model: Any, arch: str, kernels: Sequence[Path] | No
     return loops, len(loops), "; ".join(problems[:3])
 
 
-def unknown_kernel_forms(model: Any, arch: str, kernels: Sequence[Path] | None = None,
+def unknown_kernel_forms(model: PortModelLike, arch: str, kernels: Sequence[Path] | None = None,
                          opt_levels: Sequence[str] = OPT_LEVELS, jobs: int = 4
                          ) -> tuple[dict[str, str], int, str]:
     """(unknown form -> example, compilations done, note) for the bundled kernels."""
@@ -234,9 +246,9 @@ def check_database(arch: str, *, kernels: bool = True, kernel_paths: Sequence[Pa
                    opt_levels: Sequence[str] = OPT_LEVELS) -> DbCheck:
     """All checks for one database name."""
     from kerncraft.incore.analysis import load_model
-    from kerncraft.incore.database import _resolve
+    from kerncraft.incore.dbfile import database_path
     model = load_model(arch)
-    path = _resolve(arch)
+    path = database_path(arch)
     check = DbCheck(arch=model.arch, path=str(path))
     _structure(check, model, path)
     if kernels:

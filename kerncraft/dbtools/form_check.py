@@ -23,14 +23,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kerncraft.errors import KerncraftError
+
+if TYPE_CHECKING:
+    from kerncraft.incore.protocols import PortModelLike
 
 #: Compares write only flags: the latency chain the microbenchmark builds measures nothing.
 _FLAGS_ONLY = re.compile(r"^(v?u?comis[sd]|v?ptest|cmp[bwlq]?|test[bwlq]?|bt[bwlq]?) ")
 
-__all__ = ["FormCheck", "DatabaseCheck", "kernel_forms", "check_forms", "format_database_check"]
+__all__ = ["FormCheck", "DatabaseCheck", "kernel_forms", "kernel_loops", "forms_of_loops",
+           "check_forms", "format_database_check"]
 
 
 @dataclass(frozen=True)
@@ -62,12 +66,25 @@ class DatabaseCheck:
                 "forms": [f.__dict__ for f in self.forms]}
 
 
-def kernel_forms(model: Any, arch: str, opt_levels: Sequence[str] = ("-O3",)) -> dict[str, str]:
+def kernel_forms(model: PortModelLike, arch: str, opt_levels: Sequence[str] = ("-O3",)
+                 ) -> dict[str, str]:
     """Form key -> one example line, for the innermost loops of the bundled kernels."""
+    return forms_of_loops(kernel_loops(model, arch, opt_levels))
+
+
+def kernel_loops(model: PortModelLike, arch: str, opt_levels: Sequence[str] = ("-O3",),
+                 target: tuple[str, Sequence[str]] | None = None) -> list:
+    """(kernel path, opt level, instructions) of the bundled kernels' innermost loops,
+    compiled for ``target`` (compiler, flags without -O) or the database's own target."""
     from kerncraft.dbtools.coverage import kernel_loop_instructions
-    loops, _, note = kernel_loop_instructions(model, arch, opt_levels=opt_levels)
+    loops, _, note = kernel_loop_instructions(model, arch, opt_levels=opt_levels, target=target)
     if not loops:
         raise KerncraftError(f"no kernel compiled for {arch}: {note or 'no kernels'}")
+    return loops
+
+
+def forms_of_loops(loops: Sequence) -> dict[str, str]:
+    """Form key -> one example line (with the kernel and -O level it came from)."""
     forms: dict[str, str] = {}
     for path, opt, instructions in loops:
         for ins in instructions:
@@ -83,12 +100,15 @@ def _differs(measured: float | None, expected: float | None, tolerance: float,
     return gap > floor and gap > tolerance * max(expected, measured)
 
 
-def check_forms(model: Any, forms: dict[str, str], *, core_hz: float, tolerance: float = 0.1,
+def check_forms(model: PortModelLike, forms: dict[str, str], *, core_hz: float,
+                tolerance: float = 0.1,
                 cpu: int | None = None, quick: bool = False, realtime: bool = True,
                 progress: Callable[[str], None] | None = None) -> DatabaseCheck:
     """Measure each form and compare it with ``model`` (see the module doc)."""
     from kerncraft.dbtools.microbench import bench_form
-    check = DatabaseCheck(arch=getattr(model, "arch", "?"), core_hz=core_hz)
+    from kerncraft.incore.protocols import traits_of
+    width = traits_of(model).frontend_width
+    check = DatabaseCheck(arch=model.arch, core_hz=core_hz)
     for n, (form, example) in enumerate(forms.items(), 1):
         if progress:
             progress(f"[{n}/{len(forms)}] {form}")
@@ -101,8 +121,8 @@ def check_forms(model: Any, forms: dict[str, str], *, core_hz: float, tolerance:
         if r.latency_kind == "memory" or _FLAGS_ONLY.match(form):
             db_lat = None        # store forwarding / a flags result: no register chain
         db_tp = r.db_throughput
-        if db_tp == 0 and getattr(model, "frontend_width", 0):
-            db_tp = 1.0 / model.frontend_width     # eliminated at rename: the front end binds
+        if db_tp == 0 and width:
+            db_tp = 1.0 / width     # eliminated at rename: the front end binds
         differs = tuple(kind for kind, hit in (
             ("latency", _differs(r.latency, db_lat, tolerance, 0.5)),
             ("throughput", _differs(r.throughput, db_tp, tolerance, 0.05))) if hit)

@@ -44,11 +44,14 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from kerncraft.dbtools.microbench_forms import (HARNESS_C, UNROLL, FormBenchmark,  # noqa: F401
                                               generate, loop_assembly)
 from kerncraft.errors import ToolError
+
+if TYPE_CHECKING:
+    from kerncraft.incore.protocols import PortModelLike
 
 __all__ = ["UNROLL", "HARNESS_C", "FormBenchmark", "FormResult", "generate", "build_program",
            "min_seconds", "measure_body", "bench_form", "format_result", "realtime_prefix"]
@@ -77,8 +80,8 @@ def build_program(asm: str | Mapping[str, str], c_sources: Mapping[str, str] | N
     key = hashlib.sha256(repr((path, list(flags), sorted(asm_files.items()),
                                sorted(c_files.items()))).encode()).hexdigest()[:32]
     if any("native" in f for f in flags):
-        from kerncraft.measure.timing import _host_cpu_fingerprint
-        key = hashlib.sha256((key + _host_cpu_fingerprint()).encode()).hexdigest()[:32]
+        from kerncraft.measure.timing import host_cpu_fingerprint
+        key = hashlib.sha256((key + host_cpu_fingerprint()).encode()).hexdigest()[:32]
     target = _cache_dir() / f"ubench-{key}"
     if target.is_file() and os.access(target, os.X_OK):
         return target
@@ -184,7 +187,8 @@ class FormResult:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def _database_values(model: Any, bench: FormBenchmark) -> dict:
+def _database_values(model: PortModelLike, bench: FormBenchmark) -> dict:
+    from kerncraft.incore.protocols import traits_of
     from kerncraft.incore.throughput import balance_ports
     from kerncraft.incore.x86.parser import parse_x86
     ins = next(ln.instruction for ln in parse_x86(bench.throughput_body[0]) if ln.instruction)
@@ -194,16 +198,17 @@ def _database_values(model: Any, bench: FormBenchmark) -> dict:
     uops = " + ".join("[" + ",".join(sorted(u.ports)) + "]"
                       + (f"x{u.cycles:g}" if u.cycles != 1 else "") if u.ports else "[]"
                       for u in cost.uops)
-    sfl = getattr(model, "store_forward_latency", None)
+    sfl = traits_of(model).store_forward_latency
     return {"db_latency": cost.latency,
             "db_load_latency": cost.load_latency if cost.has_load else None,
             "db_store_forward": sfl,
-            "db_throughput": balance_ports([cost.uops], getattr(model, "ports", ())).throughput,
+            "db_throughput": balance_ports([cost.uops], model.ports).throughput,
             "db_tp_field": cost.throughput, "db_uops": uops}
 
 
-def bench_form(arch: str | Any, form: str, *, cpu: int | None = None, quick: bool = False,
-               realtime: bool = True, core_hz: float | None = None) -> FormResult:
+def bench_form(arch: str | PortModelLike, form: str, *, cpu: int | None = None,
+               quick: bool = False, realtime: bool = True, core_hz: float | None = None
+               ) -> FormResult:
     """Measure latency and throughput of ``form`` here; compare with database ``arch``."""
     from kerncraft.measure.timing import require_x86_64_linux
     require_x86_64_linux("kerncraft-incore bench")
@@ -213,8 +218,8 @@ def bench_form(arch: str | Any, form: str, *, cpu: int | None = None, quick: boo
         model = resolve_model(arch)
     bench = generate(form)
     if bench.vector_width == "zmm" or "k" in bench.classes:
-        from kerncraft.measure.clock import _cpu_flags
-        if "avx512f" not in _cpu_flags():
+        from kerncraft.measure.topology import cpu_flags
+        if "avx512f" not in cpu_flags():
             raise ToolError(f"form {form!r} needs AVX-512, which this CPU does not have")
     hz = core_hz or calibrated_clock(cpu, quick)
     lat = tp = None
@@ -226,7 +231,7 @@ def bench_form(arch: str | Any, form: str, *, cpu: int | None = None, quick: boo
                           quick=quick, realtime=realtime)
     values = _database_values(model, bench)
     notes = bench.notes + tuple(values.pop("notes", ()))
-    return FormResult(arch=getattr(model, "arch", str(arch)), form=bench.form, latency=lat,
+    return FormResult(arch=model.arch, form=bench.form, latency=lat,
                       throughput=tp, core_hz=hz, latency_kind=bench.latency_kind, notes=notes,
                       **values)
 

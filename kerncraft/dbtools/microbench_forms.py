@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from kerncraft.errors import KerncraftError
 
@@ -80,6 +80,9 @@ _EPILOGUE = """\
         .section .note.GNU-stack,"",@progbits
 """
 
+#: One register of an operand class: a 64-bit GPR or mask name, or a vector number.
+RegisterChoice = str | int
+
 # Register pools (64-bit names; narrower views below). r14 = buffer, r15 = counter,
 # rax = pointer-chase register, rdi/rsi are free after the prologue.
 _GPR_DST = ("rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13")
@@ -107,7 +110,7 @@ def _gpr(root: str, cls: str) -> str:
     return "%" + _GPR_NAMES[root][("r32", "r16", "r8").index(cls)]
 
 
-def _reg(cls: str, number: Any) -> str:
+def _reg(cls: str, number: RegisterChoice) -> str:
     if cls in _GPR_CLASSES:
         return _gpr(str(number), cls)
     if cls in _VEC_CLASSES:
@@ -146,8 +149,8 @@ def _parse_form(form: str) -> tuple[str, tuple[str, ...]]:
     return mnemonic.lower(), classes
 
 
-def _instance(mnemonic: str, classes: Sequence[str], regs: Sequence[Any], mem: str,
-              shift_count_cl: bool) -> str:
+def _instance(mnemonic: str, classes: Sequence[str], regs: Sequence[RegisterChoice | None],
+              mem: str, shift_count_cl: bool) -> str:
     ops = []
     for k, (cls, reg) in enumerate(zip(classes, regs)):
         if cls == "imm":
@@ -196,7 +199,7 @@ def generate(form: str) -> FormBenchmark:
     dst = n - 1 if n and classes[-1] not in ("mem", "imm") else None
 
     # ---- throughput: rotating destinations, fixed sources
-    def src_reg(cls: str, k: int) -> Any:
+    def src_reg(cls: str, k: int) -> RegisterChoice | None:
         if cls in _GPR_CLASSES:
             return _GPR_SRC[k % len(_GPR_SRC)]
         if cls in _VEC_CLASSES:
@@ -205,12 +208,12 @@ def generate(form: str) -> FormBenchmark:
             return _K_SRC[k % len(_K_SRC)]
         return None
 
-    def dst_pool(cls: str) -> Sequence[Any]:
+    def dst_pool(cls: str) -> Sequence[RegisterChoice]:
         return {"k": _K_DST}.get(cls, _GPR_DST if cls in _GPR_CLASSES else _VEC_DST)
 
     tp_body = []
     for i in range(UNROLL):
-        regs: list[Any] = []
+        regs: list[RegisterChoice | None] = []
         for k, cls in enumerate(classes):
             if k == dst:
                 pool = dst_pool(cls)

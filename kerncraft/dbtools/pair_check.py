@@ -18,9 +18,13 @@ different register files are listed as not measured.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kerncraft.errors import KerncraftError
+
+if TYPE_CHECKING:
+    from kerncraft.incore.model import Instruction
+    from kerncraft.incore.protocols import PortModelLike
 
 __all__ = ["PairCheck", "PairsCheck", "dependent_pairs", "kernel_pairs", "pair_chain",
            "check_pairs", "format_pairs_check"]
@@ -56,7 +60,7 @@ class PairsCheck:
                 "pairs": [p.__dict__ for p in self.pairs]}
 
 
-def dependent_pairs(instructions: Sequence[Any]) -> list[Pair]:
+def dependent_pairs(instructions: Sequence[Instruction]) -> list[Pair]:
     """(producer form, consumer form) for every register a loop body passes from one
     instruction to another, across the loop's back edge too; chains of one form are left
     to ``--kernel-forms``, flags and address registers are not data."""
@@ -80,7 +84,8 @@ def dependent_pairs(instructions: Sequence[Any]) -> list[Pair]:
     return list(pairs)
 
 
-def kernel_pairs(model: Any, arch: str, opt_levels: Sequence[str] = ("-O3",)) -> dict[Pair, str]:
+def kernel_pairs(model: PortModelLike, arch: str, opt_levels: Sequence[str] = ("-O3",)
+                 ) -> dict[Pair, str]:
     """Pair -> where it occurs, for the innermost loops of the bundled kernels."""
     from kerncraft.dbtools.coverage import kernel_loop_instructions
     loops, _, note = kernel_loop_instructions(model, arch, opt_levels=opt_levels)
@@ -123,13 +128,14 @@ def _chain_root(line: str) -> str:
     return both[0]
 
 
-def _model_period(model: Any, lines: Sequence[str]) -> float:
+def _model_period(model: PortModelLike, lines: Sequence[str]) -> float:
     from kerncraft.incore.analysis import analyze_text
     text = ".Lpair:\n" + "\n".join(lines) + "\n        decq %r15\n        jnz .Lpair\n"
-    return float(analyze_text(text, getattr(model, "arch", "?"), model=model).lcd)
+    return float(analyze_text(text, model.arch, model=model).lcd)
 
 
-def check_pairs(model: Any, pairs: dict[Pair, str], *, core_hz: float, tolerance: float = 0.1,
+def check_pairs(model: PortModelLike, pairs: dict[Pair, str], *, core_hz: float,
+                tolerance: float = 0.1,
                 measure: Callable[[list[str], str | None], float] | None = None,
                 cpu: int | None = None, quick: bool = False, realtime: bool = True,
                 progress: Callable[[str], None] | None = None) -> PairsCheck:
@@ -138,7 +144,7 @@ def check_pairs(model: Any, pairs: dict[Pair, str], *, core_hz: float, tolerance
     clock-calibrated microbenchmark harness."""
     if measure is None:
         measure = _harness(core_hz, cpu, quick, realtime)
-    check = PairsCheck(arch=getattr(model, "arch", "?"), core_hz=core_hz)
+    check = PairsCheck(arch=model.arch, core_hz=core_hz)
     for n, ((p, c), where) in enumerate(pairs.items(), 1):
         if progress:
             progress(f"[{n}/{len(pairs)}] {p} -> {c}")

@@ -13,11 +13,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-from kerncraft.incore.linesplit import (_NOT_CONTIGUOUS, AccessSplit, LineSplitEstimate,
-                                        LineSplitRow, SplitCost, _combine, _residues,
-                                        _uniform_fraction)
+from kerncraft.incore.line_offsets import combine_offsets, offset_residues, uniform_split_share
+from kerncraft.incore.linesplit import (AccessSplit, LineSplitEstimate, LineSplitRow, SplitCost,
+                                        is_contiguous_vector)
+
+if TYPE_CHECKING:
+    from kerncraft.incore.memdeps import MemoryAccess
+    from kerncraft.incore.model import DataFlow, Instruction
 
 __all__ = ["address_line_splits", "register_root", "four_k_aliases"]
 
@@ -26,7 +30,7 @@ _ELEMENT_BYTES = ((re.compile(r"(pd|q|64)$"), 8), (re.compile(r"(ps|d|32)$"), 4)
                   (re.compile(r"(w|16)$"), 2))
 
 
-def _element_bytes(ins: Any) -> int:
+def _element_bytes(ins: Instruction) -> int:
     from kerncraft.incore.x86.semantics import mnemonic_core
     core = mnemonic_core(ins.mnemonic)
     return next((size for pattern, size in _ELEMENT_BYTES if pattern.search(core)), 1)
@@ -37,14 +41,15 @@ def _address_fraction(offset: int, advance: int, width: int, alignment: int,
     """Share of the accesses at ``s + offset + k*advance`` that cross a line, exact over
     one period of ``k`` and every start ``s`` a multiple of ``alignment`` allows."""
     step = min(alignment, line)
-    starts = _residues(range(line // step), step, line)
+    starts = offset_residues(range(line // step), step, line)
     period = line // math.gcd(line, advance % line)     # gcd(line, 0) = line: 1 iteration
-    walk = _combine(_residues(range(period), advance, line), Counter({offset % line: 1}), line)
-    dist = _combine(starts, walk, line)
+    walk = combine_offsets(offset_residues(range(period), advance, line),
+                           Counter({offset % line: 1}), line)
+    dist = combine_offsets(starts, walk, line)
     return sum(n for r, n in dist.items() if r + width > line) / sum(dist.values())
 
 
-def _offset_and_advance(access: Any) -> tuple[int, int] | None:
+def _offset_and_advance(access: MemoryAccess) -> tuple[int, int] | None:
     """(displacement, bytes per iteration) of a memdeps access whose address is the
     entry values of registers and symbols plus a constant, moving by a constant."""
     if any(sym.startswith("t:") for sym in access.address.symbols()):
@@ -54,7 +59,7 @@ def _offset_and_advance(access: Any) -> tuple[int, int] | None:
     return access.address.const, access.stride.const
 
 
-def _known_start(access: Any, values: Mapping[str, int]) -> tuple[int, bool]:
+def _known_start(access: MemoryAccess, values: Mapping[str, int]) -> tuple[int, bool]:
     """(bytes the registers of ``values`` add to the address at loop entry, whether every
     register and symbol of the address is one of them)."""
     added, exact = 0, True
@@ -66,13 +71,13 @@ def _known_start(access: Any, values: Mapping[str, int]) -> tuple[int, bool]:
     return added, exact
 
 
-def _access_split(access: Any, ins: Any, width: int, alignment: int, line: int,
+def _access_split(access: MemoryAccess, ins: Instruction, width: int, alignment: int, line: int,
                   values: Mapping[str, int]) -> AccessSplit:
     from kerncraft.incore.memdeps import memory_key
     known = _offset_and_advance(access)
     added, exact = _known_start(access, values) if known else (0, False)
     if known is None or not (alignment or exact):
-        fraction = _uniform_fraction(_element_bytes(ins), width, line)
+        fraction = uniform_split_share(_element_bytes(ins), width, line)
         return AccessSplit(ins.line_number, access.kind, width, memory_key(access.mem),
                            None, None, fraction)
     offset, advance = known[0] + added, known[1]
@@ -82,7 +87,7 @@ def _access_split(access: Any, ins: Any, width: int, alignment: int, line: int,
                                                   line))
 
 
-def address_line_splits(instructions: Sequence[Any], flows: Sequence[Any],
+def address_line_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlow],
                         costs: Sequence[SplitCost], alignment: int, line_size: int = 64,
                         register_values: Mapping[str, int] | None = None
                         ) -> LineSplitEstimate | None:
@@ -102,7 +107,7 @@ def address_line_splits(instructions: Sequence[Any], flows: Sequence[Any],
         ins = instructions[access.instruction]
         width = packed_access_bytes(ins)
         # a broadcast operand reads one element, not a vector
-        if width and not access.mem.broadcast and not _NOT_CONTIGUOUS.search(ins.mnemonic):
+        if width and not access.mem.broadcast and is_contiguous_vector(ins.mnemonic):
             found.append(_access_split(access, ins, width, alignment, line_size, values))
     if not found:
         return None
@@ -152,7 +157,7 @@ ALIAS_BITS = 12
 ALIAS_WINDOW = 16
 
 
-def four_k_aliases(instructions: Sequence[Any], flows: Sequence[Any],
+def four_k_aliases(instructions: Sequence[Instruction], flows: Sequence[DataFlow],
                    register_values: Mapping[str, int]) -> list[str]:
     """Notes on loads that overlap an earlier store in the low 12 address bits while
     addressed through other registers ("4K aliasing": the core holds the load back until
@@ -193,7 +198,8 @@ def _first_alias(distance: int, advance: int, load_width: int, store_width: int,
     return None
 
 
-def _alias_note(instructions: Sequence[Any], load: Any, store: Any, j: int) -> str:
+def _alias_note(instructions: Sequence[Instruction], load: MemoryAccess, store: MemoryAccess,
+                j: int) -> str:
     when = "in the same iteration" if j == 0 else \
         f"{j} iteration{'s' if j > 1 else ''} earlier"
     return (f"4K aliasing: the load of line {instructions[load.instruction].line_number} "

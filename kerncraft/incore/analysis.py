@@ -27,14 +27,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kerncraft.errors import AssemblyError, SourceLocation, UnknownInstructionError
 from kerncraft.incore.depgraph import (CriticalPath, DepEdge, DepGraph, build_graph,
                                        critical_path, edge_contributions, loop_carried)
+from kerncraft.incore.isa import isa_support
 from kerncraft.incore.model import DataFlow, DependencyChain, InCoreResult, Instruction, \
     InstructionCost
+from kerncraft.incore.protocols import PortModelLike, PortModelTraits, traits_of
 from kerncraft.incore.throughput import PortBalance, balance_ports, fixed_split
+
+if TYPE_CHECKING:
+    from kerncraft.incore.aarch64.portmodel import AArch64PortModel
+    from kerncraft.incore.codeblocks import LoopLayout
+    from kerncraft.incore.database import PortModel
+    from kerncraft.incore.linesplit import LineSplitEstimate, SplitCost
 
 __all__ = ["InCoreAnalysis", "analyze", "analyze_text", "fused_uops"]
 
@@ -62,24 +70,16 @@ class InCoreAnalysis(InCoreResult):
     # packed vector loads/stores by width and the model's cost of a line split
     # (kerncraft.incore.linesplit; applied per -D point by the ECM pipeline)
     vector_accesses: tuple = ()
-    line_split_costs: tuple = ()
+    line_split_costs: tuple[SplitCost, ...] = ()
     # line splits derived from the body's own addresses (kerncraft-incore --alignment);
     # their cycles are in port_totals and throughput (kerncraft.incore.linesplit)
-    line_splits: Any = None
+    line_splits: LineSplitEstimate | None = None
     rob_size: int | None = None        # reorder-buffer entries of the port model
     code_block_bytes: int | None = None   # front-end fetch block (codeblocks.py)
-    loop_layout: Any = None               # codeblocks.LoopLayout, set by the ECM pipeline
+    loop_layout: LoopLayout | None = None   # set by the ECM pipeline
     graph: DepGraph | None = field(default=None, compare=False, repr=False)
     cp_edges: tuple[DepEdge, ...] = field(default=(), compare=False, repr=False)
     lcd_edges: tuple[tuple[DepEdge, ...], ...] = field(default=(), compare=False, repr=False)
-
-
-def _arch_name(model: Any) -> str:
-    for attr in ("arch", "name", "model_name"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return "unknown"
 
 
 def _unknown_error(instructions: Sequence[Instruction], costs: Sequence[InstructionCost | None],
@@ -93,12 +93,15 @@ def _unknown_error(instructions: Sequence[Instruction], costs: Sequence[Instruct
 
 
 def fused_uops(instructions: Sequence[Instruction], costs: Sequence[InstructionCost | None],
-               model: Any) -> tuple[int, ...]:
+               model: PortModelLike) -> tuple[int, ...]:
     """Fused-domain uops per instruction (approximation, see module docstring)."""
-    hidden = set()
-    for attr in ("load_ports", "load_data_ports", "store_address_ports",
-                 "simple_store_address_ports", "divider_ports"):
-        hidden |= set(getattr(model, attr, ()) or ())
+    return _fused_uops(instructions, costs, traits_of(model))
+
+
+def _fused_uops(instructions: Sequence[Instruction], costs: Sequence[InstructionCost | None],
+                traits: PortModelTraits) -> tuple[int, ...]:
+    hidden = {*traits.load_ports, *traits.load_data_ports, *traits.store_address_ports,
+              *traits.simple_store_address_ports, *traits.divider_ports}
     counts: list[int] = []
     for k, (ins, cost) in enumerate(zip(instructions, costs)):
         if (k > 0 and _COND_JUMP.match(ins.mnemonic)
@@ -132,19 +135,22 @@ def _per_chain_share(chain: DependencyChain, edges: Sequence[DepEdge], size: int
     return tuple(contrib.get(i, 0.0) / crossings for i in range(size))
 
 
-def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlow], model: Any,
-                    balance: PortBalance, alignment: int | None, isa: str,
+def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlow],
+                    split_costs: Sequence[SplitCost], balance: PortBalance,
+                    alignment: int | None, isa: str,
                     register_values: Mapping[str, int] | None = None
-                    ) -> tuple[Any, dict[str, float], float, tuple[str, ...]]:
+                    ) -> tuple[LineSplitEstimate | None, Mapping[str, float], float,
+                               tuple[str, ...]]:
     """(line-split estimate, port totals, throughput, bottleneck ports): the balance's
-    own, plus the split cycles of the body's addresses when an ``alignment`` is given
-    (x86; added after balancing, as the ECM pipeline adds its kernel-derived ones)."""
+    own, plus the split cycles (``split_costs``: the port model's) of the body's
+    addresses when an ``alignment`` is given (x86; added after balancing, as the ECM
+    pipeline adds its kernel-derived ones)."""
     unchanged = (None, balance.port_totals, balance.throughput, balance.bottleneck_ports)
     if alignment is None or isa.lower().startswith(("aarch64", "arm")):
         return unchanged
     from kerncraft.incore.addresssplit import address_line_splits
     from kerncraft.incore.linesplit import port_cycles_with_splits
-    splits = address_line_splits(instructions, flows, getattr(model, "line_split", ()) or (),
+    splits = address_line_splits(instructions, flows, split_costs,
                                  alignment, register_values=register_values)
     if splits is None or not splits.per_port:
         return (splits,) + unchanged[1:]
@@ -155,15 +161,16 @@ def _address_splits(instructions: Sequence[Instruction], flows: Sequence[DataFlo
     return splits, totals, throughput, bottleneck
 
 
-def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = False,
+def analyze(instructions: Sequence[Instruction], model: PortModelLike, *, fixed: bool = False,
             ignore_unknown: bool = False, dataflow: DataflowFn | None = None,
             split_alignment: int | None = None,
             register_values: Mapping[str, int] | None = None,
             register_addresses: Mapping[str, int] | None = None) -> InCoreAnalysis:
     """Analyse a loop body (one assembly iteration) against a port model.
 
-    ``model`` needs ``lookup(instr) -> InstructionCost | None`` and ``ports``;
-    ``frontend_width`` and the load/store/divider port lists are optional.
+    ``model`` needs ``arch``, ``isa``, ``ports`` and ``lookup(instr) -> InstructionCost |
+    None``; ``frontend_width``, the load/store/divider port lists and the other
+    :class:`~kerncraft.incore.protocols.PortModelTraits` are optional.
     ``dataflow`` maps an instruction to its :class:`DataFlow` (default: the x86
     semantics, or AArch64 when ``model.isa`` says so).
     Raises :class:`UnknownInstructionError` for forms missing in the database
@@ -180,22 +187,22 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
     if register_addresses:
         register_values = {**(register_values or {}), **register_addresses}
     instructions = tuple(instructions)
-    arch = _arch_name(model)
+    arch = model.arch or "unknown"
+    traits = traits_of(model)
     costs = tuple(model.lookup(ins) for ins in instructions)
     unknown = tuple(dict.fromkeys(ins.form_key for ins, c in zip(instructions, costs) if c is None))
     if unknown and not ignore_unknown:
         raise _unknown_error(instructions, costs, arch)
+    isa = model.isa or "x86"
     if dataflow is None:
-        dataflow = _isa_modules(getattr(model, "isa", None) or "x86")[1]
+        dataflow = isa_support(isa)[1]
     flows = [dataflow(ins) for ins in instructions]
     uops = [c.uops if c is not None else () for c in costs]
-    ports = tuple(getattr(model, "ports", ()) or ())
+    ports = tuple(model.ports)
     balance: PortBalance = fixed_split(uops, ports) if fixed else balance_ports(uops, ports)
 
-    isa = getattr(model, "isa", None) or "x86"
-    graph = build_graph(flows, costs, getattr(model, "store_forward_latency", None),
-                        instructions=instructions, window=getattr(model, "rob_size", None),
-                        isa=isa)
+    graph = build_graph(flows, costs, traits.store_forward_latency,
+                        instructions=instructions, window=traits.rob_size, isa=isa)
     cp: CriticalPath = critical_path(graph)
     lcd, chains, chain_edges = loop_carried(graph)
     size = len(instructions)
@@ -206,8 +213,8 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         notes.append(f"{len(unknown)} unknown instruction form(s) counted as zero: "
                      + ", ".join(unknown))
     notes += _memory_notes(graph, instructions)
-    fused = fused_uops(instructions, costs, model)
-    width = getattr(model, "frontend_width", None)
+    fused = _fused_uops(instructions, costs, traits)
+    width = traits.frontend_width
     frontend = sum(fused) / width if width else None
     if fixed:
         notes.append("port pressure uses a fixed equal split of every uop over its ports")
@@ -216,7 +223,7 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         from kerncraft.incore.linesplit import vector_access_profile
         vector_accesses = vector_access_profile(instructions)
     splits, port_totals, throughput, bottleneck = _address_splits(
-        instructions, flows, model, balance, split_alignment, isa, register_values)
+        instructions, flows, traits.line_split, balance, split_alignment, isa, register_values)
     if register_addresses and not isa.lower().startswith(("aarch64", "arm")):
         from kerncraft.incore.addresssplit import four_k_aliases
         notes += four_k_aliases(instructions, flows, register_addresses)
@@ -229,29 +236,13 @@ def analyze(instructions: Sequence[Instruction], model: Any, *, fixed: bool = Fa
         cp_latencies=tuple(cp.contributions.get(i, 0.0) for i in range(size)),
         lcd_latencies=lcd_share, ports=balance.ports, bottleneck_ports=bottleneck,
         balancing=balance.method, fused_uops=fused, vector_accesses=vector_accesses,
-        line_split_costs=tuple(getattr(model, "line_split", ()) or ()), line_splits=splits,
-        rob_size=getattr(model, "rob_size", None),
-        code_block_bytes=getattr(model, "code_block_bytes", None),
+        line_split_costs=traits.line_split, line_splits=splits,
+        rob_size=traits.rob_size, code_block_bytes=traits.code_block_bytes,
         graph=graph, cp_edges=cp.edges,
         lcd_edges=chain_edges)
 
 
-def _isa_modules(isa: str) -> tuple[Callable[..., Any], DataflowFn]:
-    """(parser, dataflow) of an ISA; imported lazily, other stages own them."""
-    isa = isa.lower()
-    try:
-        if isa.startswith("aarch64") or isa.startswith("arm"):
-            from kerncraft.incore.aarch64 import parser as a64_parser  # type: ignore
-            from kerncraft.incore.aarch64 import semantics as a64_sem  # type: ignore
-            return a64_parser.parse_aarch64, a64_sem.dataflow
-        from kerncraft.incore.x86.parser import parse_x86
-        from kerncraft.incore.x86.semantics import dataflow as x86_dataflow
-        return parse_x86, x86_dataflow
-    except ImportError as exc:
-        raise AssemblyError(f"no assembly support for ISA {isa!r} ({exc})") from None
-
-
-def load_model(arch: str) -> Any:
+def load_model(arch: str) -> PortModel | AArch64PortModel:
     """Port model of a database name (SKX, CSX, SPR, TX2, ...); an AArch64
     database comes wrapped with its ISA's composition rules (and ``isa``)."""
     from kerncraft.incore.aarch64.portmodel import adapt_model
@@ -260,7 +251,7 @@ def load_model(arch: str) -> Any:
 
 
 def analyze_text(asm_text: str, arch: str, *, filename: str | None = None,
-                 model: Any = None, **kw: Any) -> InCoreAnalysis:
+                 model: PortModelLike | None = None, **kw: Any) -> InCoreAnalysis:
     """Parse assembly text, extract the marked (or innermost) loop, analyse it.
 
     ``arch`` names a port-model database; ``model`` may pass one directly.
@@ -269,7 +260,7 @@ def analyze_text(asm_text: str, arch: str, *, filename: str | None = None,
     from kerncraft.incore.markers import extract_kernel
     if model is None:
         model = load_model(arch)
-    parse, dataflow = _isa_modules(getattr(model, "isa", None) or "x86")
+    parse, dataflow = isa_support(model.isa or "x86")
     lines = parse(asm_text, filename=filename)
     kernel = extract_kernel(lines, filename, dataflow)
     if not kernel:

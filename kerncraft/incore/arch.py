@@ -8,9 +8,13 @@ our database names).
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kerncraft.errors import KerncraftError, MachineFileError
+
+if TYPE_CHECKING:
+    from kerncraft.incore.aarch64.portmodel import AArch64PortModel
+    from kerncraft.incore.database import PortModel
 
 __all__ = ["ARCH_ALIASES", "resolve_model"]
 
@@ -45,16 +49,18 @@ def _machine_model_name(arch: str) -> str | None:
                            yaml_path="in-core model")
 
 
-def _from_machine(arch: str, name: str) -> Any:
+def _from_machine(arch: str, name: str) -> PortModel | AArch64PortModel:
     from kerncraft.incore.analysis import load_model
+    from kerncraft.incore.calibration import calibrated_database
+    from kerncraft.machine.loader import load_machine
     try:
-        return load_model(name)
+        return load_model(calibrated_database(load_machine(arch), name)[0])  # its calibration
     except KerncraftError as exc:
         raise MachineFileError(f"machine file {arch} names in-core model {name!r}: {exc}") \
             from None
 
 
-def resolve_model(arch: str) -> Any:
+def resolve_model(arch: str) -> PortModel | AArch64PortModel:
     """Port model for a database name/path or a machine file name/path.
 
     Names try the databases first (``CSX`` is both a database and a bundled

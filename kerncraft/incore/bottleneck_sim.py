@@ -33,8 +33,9 @@ from typing import Any
 
 from kerncraft.incore.depgraph import build_graph
 from kerncraft.incore.model import Instruction
-from kerncraft.incore.cycle_sim import (SimConfig, SimProgram, SimRun, build_program,
-                                        default_iterations, run_simulation)
+from kerncraft.incore.cycle_sim import (InstructionWait, SimConfig, SimProgram, SimRun,
+                                        build_program, default_iterations, run_simulation)
+from kerncraft.incore.protocols import AnalysedLoop, PortModelLike, traits_of
 
 __all__ = ["Binding", "SimulationResult", "simulate", "format_simulation", "config_for"]
 
@@ -108,32 +109,32 @@ class SimulationResult:
         }
 
 
-def config_for(model: Any, *, iterations: int | None = None,
+def config_for(model: PortModelLike, *, iterations: int | None = None,
                scheduler_size: int | None = None, row_length: int | None = None) -> SimConfig:
     """The simulated core of a port model: its front-end width and reorder buffer; the
     scheduler as given, else the database's ``scheduler_size``, else ``rob_size // 2``;
     ``row_length``: loop-carried chains restart every so many iterations."""
-    width = getattr(model, "frontend_width", None)
-    rob = getattr(model, "rob_size", None)
-    sched = scheduler_size or getattr(model, "scheduler_size", None) or \
+    traits = traits_of(model)
+    width, rob = traits.frontend_width, traits.rob_size
+    sched = scheduler_size or traits.scheduler_size or \
         (max(8, int(rob) // 2) if rob else None)
     return SimConfig(frontend_width=float(width) if width else None,
                      rob_size=int(rob) if rob else None, scheduler_size=sched,
                      iterations=iterations, row_length=row_length)
 
 
-def _program(analysis: Any, model: Any) -> SimProgram:
-    graph = getattr(analysis, "graph", None)
+def _program(analysis: AnalysedLoop, model: PortModelLike) -> SimProgram:
+    graph = analysis.graph
     if graph is None:
-        from kerncraft.incore.analysis import _isa_modules
-        dataflow = _isa_modules(getattr(model, "isa", None) or "x86")[1]
+        from kerncraft.incore.isa import isa_support
+        dataflow = isa_support(model.isa or "x86")[1]
         graph = build_graph([dataflow(i) for i in analysis.instructions], analysis.costs,
-                            getattr(model, "store_forward_latency", None),
+                            traits_of(model).store_forward_latency,
                             instructions=analysis.instructions)
-    fused = getattr(analysis, "fused_uops", ()) or (1,) * len(analysis.instructions)
+    fused = analysis.fused_uops or (1,) * len(analysis.instructions)
     costs = analysis.costs
-    splits = getattr(analysis, "line_splits", None)
-    if splits is not None and getattr(splits, "accesses", ()):
+    splits = analysis.line_splits
+    if splits is not None and splits.accesses:
         # split cycles derived from the body's own addresses (kerncraft-incore
         # --alignment) are in the static TP but not in the costs: the same split uops
         # as the ECM pipeline adds (its analyses carry no per-access estimate)
@@ -142,7 +143,7 @@ def _program(analysis: Any, model: Any) -> SimProgram:
     return build_program(graph, costs, fused, model)
 
 
-def simulate(analysis: Any, model: Any, *, iterations: int | None = None,
+def simulate(analysis: AnalysedLoop, model: PortModelLike, *, iterations: int | None = None,
              scheduler_size: int | None = None, row_length: int | None = None
              ) -> SimulationResult:
     """Simulate an analysed loop body (an :class:`~kerncraft.incore.analysis.InCoreAnalysis`)
@@ -165,13 +166,13 @@ def simulate(analysis: Any, model: Any, *, iterations: int | None = None,
     cycles = {k: v.cycles_per_iteration for k, v in variants.items()}
     binding = _binding(run, cycles, analysis, prog, cfg)
     return SimulationResult(
-        arch=str(getattr(analysis, "arch", "")), instructions=tuple(analysis.instructions),
+        arch=str(analysis.arch), instructions=tuple(analysis.instructions),
         config=cfg, run=run, perfect_frontend=cycles["front end"],
         infinite_ports=cycles["ports"], no_dependencies=cycles["dependencies"],
         static_prediction=float(analysis.prediction), binding=binding)
 
 
-def _binding(run: SimRun, variants: dict[str, float], analysis: Any, prog: SimProgram,
+def _binding(run: SimRun, variants: dict[str, float], analysis: AnalysedLoop, prog: SimProgram,
              cfg: SimConfig) -> Binding:
     """The variant with the largest saving, or 'none' with the resources at their limit."""
     base = run.cycles_per_iteration
@@ -195,7 +196,7 @@ def _frontend_bound(prog: SimProgram, cfg: SimConfig) -> float | None:
     return sum(prog.fused) / cfg.frontend_width if cfg.frontend_width else None
 
 
-def _detail(resource: str, run: SimRun, analysis: Any, prog: SimProgram,
+def _detail(resource: str, run: SimRun, analysis: AnalysedLoop, prog: SimProgram,
             cfg: SimConfig) -> str:
     if resource == "ports":
         port, busy = _busiest(run)
@@ -204,7 +205,7 @@ def _detail(resource: str, run: SimRun, analysis: Any, prog: SimProgram,
         bound = _frontend_bound(prog, cfg) or 0.0
         return (f"{sum(prog.fused)} fused uops / width {cfg.frontend_width:g} = "
                 f"{bound:.2f} cy per iteration")
-    chains = getattr(analysis, "lcd_chains", ())
+    chains = analysis.lcd_chains
     if chains:
         chain = chains[0]
         lines = ", ".join(str(analysis.instructions[i].line_number) for i in chain.instructions)
@@ -217,7 +218,8 @@ def _detail(resource: str, run: SimRun, analysis: Any, prog: SimProgram,
            f"{worst.caused:.2f} cy per iteration"
 
 
-def _at_limit(run: SimRun, analysis: Any, prog: SimProgram, cfg: SimConfig) -> list[str]:
+def _at_limit(run: SimRun, analysis: AnalysedLoop, prog: SimProgram, cfg: SimConfig
+              ) -> list[str]:
     base, out = run.cycles_per_iteration, []
     tol = max(0.02 * base, 0.01)
     for port, busy in run.port_cycles.items():
@@ -226,13 +228,13 @@ def _at_limit(run: SimRun, analysis: Any, prog: SimProgram, cfg: SimConfig) -> l
     fe = _frontend_bound(prog, cfg)
     if fe is not None and fe >= base - tol:
         out.append(f"front end {fe:.2f} cy")
-    lcd = float(getattr(analysis, "lcd", 0.0) or 0.0)
+    lcd = float(analysis.lcd or 0.0)
     if lcd >= base - tol:
         out.append(f"loop-carried dependency {lcd:.2f} cy")
     return out
 
 
-def _reason(result: SimulationResult, w: Any) -> str:
+def _reason(result: SimulationResult, w: InstructionWait) -> str:
     """Main reason an instruction waited: its last operand, or a busy port."""
     if w.wait < 0.005:
         return ""

@@ -52,10 +52,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from kerncraft.incore.depgraph import DepGraph
 from kerncraft.incore.model import InstructionCost
+from kerncraft.incore.protocols import PortModelLike, traits_of
 
 __all__ = ["SimConfig", "SimRun", "InstructionWait", "SimProgram", "build_program",
            "run_simulation", "default_iterations"]
@@ -164,12 +165,12 @@ def _node_uops(kind: str, split: tuple[list, list], load_and_address: bool) -> l
 
 
 def build_program(graph: DepGraph, costs: Sequence[InstructionCost | None],
-                  fused: Sequence[int], model: Any) -> SimProgram:
+                  fused: Sequence[int], model: PortModelLike) -> SimProgram:
     """Nodes, uops and producers of the body from the static dependency graph."""
-    ports = tuple(getattr(model, "ports", ()) or ())
+    ports = tuple(model.ports)
     order = {p: k for k, p in enumerate(ports)}
-    load_side = frozenset(getattr(model, "load_ports", ()) or ()) | \
-        frozenset(getattr(model, "load_data_ports", ()) or ())
+    traits = traits_of(model)
+    load_side = frozenset(traits.load_ports) | frozenset(traits.load_data_ports)
     index = {node: k for k, node in enumerate(graph.nodes)}
     producers: dict[int, list[tuple[int, float, int]]] = {k: [] for k in range(len(index))}
     for e in graph.edges:

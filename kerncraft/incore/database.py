@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from kerncraft.errors import KerncraftError
-from kerncraft.incore.dbfile import _read_yaml, _str_tuple, expand_braces  # noqa: F401 (re-exported)
-from kerncraft.incore.model import Instruction, InstructionCost, Memory, Register, Uop
+# DATABASE_DIR and available_databases are re-exported (see __all__)
+from kerncraft.incore.dbfile import (DATABASE_DIR, available_databases, database_path,  # noqa: F401
+                                    expand_braces, form_key, header_list, normalise_form_key,
+                                    read_database_yaml)
+from kerncraft.incore.model import Instruction, InstructionCost, Memory, Operand, Register, Uop
 from kerncraft.incore.registers import guess_register_class
 
 __all__ = ["PortModel", "FormEntry", "load_database", "available_databases", "DATABASE_DIR"]
-
-DATABASE_DIR = Path(__file__).with_name("databases")
 
 REGISTER_CLASSES = ("r8", "r16", "r32", "r64", "xmm", "ymm", "zmm", "k")
 _VECTOR_CLASSES = ("xmm", "ymm", "zmm")
@@ -88,7 +89,10 @@ class PortModel:
     path: str = ""
     line_split: tuple = ()                    # linesplit.SplitCost per kind and width
     code_block_bytes: int | None = None       # fetch block of the front end (codeblocks.py)
-    scheduler_size: int | None = None         # uops waiting for a port (simulator.py)
+    scheduler_size: int | None = None         # uops waiting for a port (cycle_sim.py)
+    # the file's own 'isa' header key (not inherited through 'extends'): 'aarch64'
+    # databases are used through aarch64.portmodel.AArch64PortModel
+    isa: str = "x86"
     forms: Mapping[str, FormEntry] = field(default_factory=dict, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -124,7 +128,7 @@ class PortModel:
                 complex_addr: bool, same: bool) -> InstructionCost | None:
         names = self._mnemonic_candidates(mnemonic, types)
         for name in names:                       # 1. explicit entries win
-            entry = self.forms.get(_key(name, types))
+            entry = self.forms.get(form_key(name, types))
             if entry is not None:
                 return self._explicit(entry, types, simple, complex_addr, same)
         mem_pos = [i for i, t in enumerate(types) if t == "mem"]
@@ -136,7 +140,7 @@ class PortModel:
         for cls in self._class_candidates(mnemonic, types, pos):   # 2. composition
             reg_types = types[:pos] + (cls,) + types[pos + 1:]
             for name in names:
-                entry = self.forms.get(_key(name, reg_types))
+                entry = self.forms.get(form_key(name, reg_types))
                 if entry is None:
                     continue
                 if same and entry.same_reg is not None:
@@ -259,10 +263,6 @@ class PortModel:
 
 
 # ---------------------------------------------------------------- helpers
-def _key(mnemonic: str, types: tuple[str, ...]) -> str:
-    return f"{mnemonic} {','.join(types)}".strip()
-
-
 def _replace_key(cost: InstructionCost, key: str) -> InstructionCost:
     from dataclasses import replace
     return replace(cost, form_key=key)
@@ -273,7 +273,7 @@ def _bound(uops: tuple[Uop, ...]) -> float:
     return max((u.cycles / len(u.ports) for u in uops if u.ports), default=0.0)
 
 
-def _operand_type(op: Any) -> str:
+def _operand_type(op: Operand) -> str:
     try:
         return op.type
     except Exception:  # noqa: BLE001 - register table missing or name unknown to it
@@ -302,30 +302,11 @@ def _same_register_sources(operands: tuple) -> bool:
 
 
 # ---------------------------------------------------------------- loading
-def available_databases() -> list[str]:
-    """Names of the bundled databases (file stems, upper case)."""
-    return sorted(p.stem.upper() for p in DATABASE_DIR.glob("*.yml"))
-
-
 def load_database(arch: str | os.PathLike) -> PortModel:
     """Load a bundled database by name (case-insensitive) or a YAML file by path."""
-    path = _resolve(arch)
+    path = database_path(arch)
     st = path.stat()
     return _load_cached(str(path), st.st_mtime_ns, st.st_size)
-
-
-def _resolve(arch: str | os.PathLike) -> Path:
-    text = os.fspath(arch)
-    p = Path(text)
-    if p.suffix.lower() in (".yml", ".yaml") or os.sep in text:
-        if not p.is_file():
-            raise KerncraftError(f"instruction database file '{text}' not found")
-        return p.resolve()
-    for cand in DATABASE_DIR.glob("*.yml"):
-        if cand.stem.upper() == text.upper():
-            return cand.resolve()
-    raise KerncraftError(
-        f"unknown in-core architecture '{text}'; available: {', '.join(available_databases())}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -337,12 +318,13 @@ def _build(path: Path, seen: set[str]) -> PortModel:
     if str(path) in seen:
         raise KerncraftError(f"{path}: circular 'extends'")
     seen.add(str(path))
-    data = _read_yaml(path)
+    data = read_database_yaml(path)
     header: dict = {}
     groups: list = []
     if "extends" in data:
-        parent_path = _resolve(data["extends"]) if str(data["extends"]).lower().endswith((".yml", ".yaml")) \
-            else _resolve(str(data["extends"]))
+        parent_path = database_path(data["extends"]) \
+            if str(data["extends"]).lower().endswith((".yml", ".yaml")) \
+            else database_path(str(data["extends"]))
         parent = _build(parent_path, seen)
         header = {k: getattr(parent, k) for k in (
             "ports", "divider_ports", "load_ports", "load_data_ports", "store_data_ports",
@@ -356,11 +338,11 @@ def _build(path: Path, seen: set[str]) -> PortModel:
         if k not in ("instruction_groups", "extends"):
             header[k] = v
     groups = data.get("instruction_groups") or []
-    ports = _str_tuple(header, "ports", path)
+    ports = header_list(header, "ports", path)
     portset = set(ports)
 
     def port_list(key: str, required: bool = True) -> tuple[str, ...]:
-        val = _str_tuple(header, key, path, required)
+        val = header_list(header, key, path, required)
         bad = [p for p in val if p not in portset]
         if bad:
             raise KerncraftError(f"{path}: {key}: ports {bad} are not in 'ports'")
@@ -386,6 +368,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             line_split=_line_split(header.get("line_split"), ports, path),
             code_block_bytes=_optional_int(header, "code_block_bytes"),
             scheduler_size=_optional_int(header, "scheduler_size"),
+            isa=str(data.get("isa", "x86")).lower(),
         )
     except KeyError as exc:
         raise KerncraftError(f"{path}: header field {exc.args[0]!r} is missing") from None
@@ -401,7 +384,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             where = f"{path}: instruction_groups[{gi}].forms['{raw_key}']"
             template = _entry("", spec, str(group["source"]), portset, where)
             for key in expand_braces(str(raw_key)):
-                key = _normalise_key(key)
+                key = normalise_form_key(key)
                 forms[key] = _with_key(template, key)
     return PortModel(path=str(path), forms=forms, **model)
 
@@ -431,11 +414,6 @@ def _with_key(entry: FormEntry, key: str) -> FormEntry:
             val = _with_key(val, key)
         object.__setattr__(new, name, key if name == "key" else val)
     return new
-
-
-def _normalise_key(key: str) -> str:
-    mnemonic, _, ops = key.strip().partition(" ")
-    return _key(mnemonic.lower(), tuple(t.strip() for t in ops.split(",") if t.strip()))
 
 
 def _entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> FormEntry:

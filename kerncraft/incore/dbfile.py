@@ -1,6 +1,7 @@
-"""Reading a port-model database file: the YAML (with a JSON copy in the disk
-cache keyed by the file's content), header lists, and the brace expansion of
-form keys. The model built from it is :mod:`kerncraft.incore.database`.
+"""Reading a port-model database file: which file a database name means, the YAML
+(with a JSON copy in the disk cache keyed by the file's content), header lists, and
+the form keys of the table (brace expansion, normal spelling). The model built from
+it is :mod:`kerncraft.incore.database`.
 
 >>> expand_braces("v{add|sub}pd x")
 ['vaddpd x', 'vsubpd x']
@@ -10,16 +11,43 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import re
 from pathlib import Path
 
 from kerncraft.diskstore import atomic_write, entry_path
 from kerncraft.errors import KerncraftError
 
-__all__ = ["expand_braces"]
+__all__ = ["DATABASE_DIR", "available_databases", "database_path", "read_database_yaml",
+           "header_list", "expand_braces", "form_key", "normalise_form_key"]
+
+DATABASE_DIR = Path(__file__).with_name("databases")
 
 
-def _read_yaml(path: Path) -> dict:
+def available_databases() -> list[str]:
+    """Names of the bundled databases (file stems, upper case)."""
+    return sorted(p.stem.upper() for p in DATABASE_DIR.glob("*.yml"))
+
+
+def database_path(arch: str | os.PathLike) -> Path:
+    """The file of a database: a bundled one by name (case-insensitive), else the
+    YAML file ``arch`` names. KerncraftError if there is none."""
+    text = os.fspath(arch)
+    p = Path(text)
+    if p.suffix.lower() in (".yml", ".yaml") or os.sep in text:
+        if not p.is_file():
+            raise KerncraftError(f"instruction database file '{text}' not found")
+        return p.resolve()
+    for cand in DATABASE_DIR.glob("*.yml"):
+        if cand.stem.upper() == text.upper():
+            return cand.resolve()
+    raise KerncraftError(
+        f"unknown in-core architecture '{text}'; available: {', '.join(available_databases())}")
+
+
+def read_database_yaml(path: Path) -> dict:
+    """The YAML mapping of a database file, as written (``extends`` not followed);
+    from the disk cache's JSON copy when the file's content is unchanged."""
     raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()[:32]
     cache_file = entry_path("incore-db", f"{path.stem}-{digest}.json")
@@ -44,7 +72,8 @@ def _read_yaml(path: Path) -> dict:
     return data
 
 
-def _str_tuple(header: dict, key: str, path: Path, required: bool = True) -> tuple[str, ...]:
+def header_list(header: dict, key: str, path: Path, required: bool = True) -> tuple[str, ...]:
+    """The list ``header[key]`` as strings (``()`` if absent and not ``required``)."""
     if key not in header:
         if required:
             raise KerncraftError(f"{path}: header field '{key}' is missing")
@@ -72,3 +101,15 @@ def expand_braces(text: str) -> list[str]:
         choice = dict(zip(groups, combo))
         out.append("".join(choice.get(p, p) for p in parts))
     return out
+
+
+def form_key(mnemonic: str, types: tuple[str, ...]) -> str:
+    """The table key of an instruction form: ``'vaddpd ymm,ymm,ymm'``."""
+    return f"{mnemonic} {','.join(types)}".strip()
+
+
+def normalise_form_key(key: str) -> str:
+    """A form key as written in a database, in the spelling of :func:`form_key`
+    (lower-case mnemonic, no blanks around the operand types)."""
+    mnemonic, _, ops = key.strip().partition(" ")
+    return form_key(mnemonic.lower(), tuple(t.strip() for t in ops.split(",") if t.strip()))

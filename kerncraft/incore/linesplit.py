@@ -55,17 +55,31 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+from kerncraft.incore.line_offsets import combine_offsets, offset_residues, uniform_split_share
+
+if TYPE_CHECKING:
+    import sympy
+
+    from kerncraft.incore.model import DataFlow, Instruction
+    from kerncraft.kernel.model import KernelModel, Loop
 
 __all__ = ["VectorAccess", "SplitCost", "LineSplitRow", "LineSplitEstimate",
            "vector_access_profile", "split_fractions", "estimate_line_splits", "AccessSplit",
-           "port_cycles_with_splits"]
+           "port_cycles_with_splits", "is_contiguous_vector"]
 
 VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
 # Packed accesses (kerncraft.incore.x86.vectors.packed_access_bytes) that still move no
 # contiguous register-wide vector: gathers/scatters, half-width inserts, extracts and
 # conversions, zero/sign-extending moves.
 _NOT_CONTIGUOUS = re.compile(r"gather|scatter|insert|extract|cvt|pmov[sz]x")
+
+
+def is_contiguous_vector(mnemonic: str) -> bool:
+    """Whether a packed access of ``mnemonic`` moves one contiguous register-wide vector
+    (not a gather/scatter, half-width insert, extract, conversion or extending move)."""
+    return not _NOT_CONTIGUOUS.search(mnemonic)
 
 
 @dataclass(frozen=True)
@@ -185,7 +199,7 @@ class LineSplitEstimate:
 
 # ------------------------------------------------------------------ stage 1: the block
 
-def vector_access_profile(instructions: Iterable[Any]) -> tuple[VectorAccess, ...]:
+def vector_access_profile(instructions: Iterable[Instruction]) -> tuple[VectorAccess, ...]:
     """Packed vector loads and stores (x86) of one assembly iteration, by width.
 
     A memory operand counts if :func:`~kerncraft.incore.x86.vectors.packed_access_bytes`
@@ -202,10 +216,11 @@ def vector_access_profile(instructions: Iterable[Any]) -> tuple[VectorAccess, ..
     return tuple(VectorAccess(k, w, n) for (k, w), n in sorted(counts.items()))
 
 
-def packed_accesses(ins: Any, packed_access_bytes, dataflow) -> list[tuple[str, int]]:
+def packed_accesses(ins: Instruction, packed_access_bytes: Callable[[Instruction], int],
+                    dataflow: Callable[[Instruction], DataFlow]) -> list[tuple[str, int]]:
     """(kind, width) of each packed contiguous vector access of one instruction."""
     width = packed_access_bytes(ins)
-    if not width or _NOT_CONTIGUOUS.search(ins.mnemonic):
+    if not width or not is_contiguous_vector(ins.mnemonic):
         return []
     flow = dataflow(ins)
     return [(kind, width) for kind, hit in (("load", flow.memory_reads),
@@ -214,7 +229,8 @@ def packed_accesses(ins: Any, packed_access_bytes, dataflow) -> list[tuple[str, 
 
 # ------------------------------------------------------------------ stage 2: the kernel
 
-def _affine(expr: Any, symbols: Sequence[Any]) -> tuple[list[int], int] | None:
+def _affine(expr: sympy.Expr | int, symbols: Sequence[sympy.Symbol]
+            ) -> tuple[list[int], int] | None:
     """Integer coefficients of ``symbols`` and the constant of an affine expression."""
     terms = expr.as_coefficients_dict() if hasattr(expr, "as_coefficients_dict") else None
     if terms is not None and all((t in symbols or t == 1) and c.is_Integer
@@ -230,31 +246,14 @@ def _affine(expr: Any, symbols: Sequence[Any]) -> tuple[list[int], int] | None:
         return None
 
 
-def _index_range(loop: Any) -> range | None:
+def _index_range(loop: Loop) -> range | None:
     try:
         return range(int(loop.start), int(loop.end), int(loop.step))
     except (TypeError, ValueError):
         return None
 
 
-def _residues(values: Iterable[int], scale: int, line: int) -> Counter:
-    return Counter((scale * v) % line for v in values)
-
-
-def _combine(a: Counter, b: Counter, line: int) -> Counter:
-    out: Counter = Counter()
-    for ra, na in a.items():
-        for rb, nb in b.items():
-            out[(ra + rb) % line] += na * nb
-    return out
-
-
-def _uniform_fraction(element: int, width: int, line: int) -> float:
-    starts = range(0, line, element)
-    return sum((s % line) + width > line for s in starts) / len(starts)
-
-
-def split_fractions(kernel: Any, vector_bytes: int, line_size: int = 64
+def split_fractions(kernel: KernelModel, vector_bytes: int, line_size: int = 64
                     ) -> tuple[float | None, float | None, bool]:
     """(reads, writes, exact): the shares of the kernel's vector reads and writes of
     ``vector_bytes`` that cross a ``line_size`` line, under the module's assumptions.
@@ -285,7 +284,7 @@ def split_fractions(kernel: Any, vector_bytes: int, line_size: int = 64
             continue
         kind = "write" if acc.kind == "write" else "read"
         if not exact:
-            shares[kind].append(_uniform_fraction(element, vector_bytes, line_size))
+            shares[kind].append(uniform_split_share(element, vector_bytes, line_size))
             continue
         shares[kind].append(_exact_fraction(affine, ranges, element, vector_bytes, line_size))
     mean = {k: (sum(v) / len(v) if v else None) for k, v in shares.items()}
@@ -303,9 +302,10 @@ def _exact_fraction(affine: tuple[list[int], int], ranges: Sequence[range], elem
         return 0.0
     dist = Counter({(element * const) % line: 1})
     for coeff, values in zip(coeffs[:-1], ranges[:-1]):
-        dist = _combine(dist, _residues(_one_period(values, element * coeff, line), element * coeff,
-                                        line), line)
-    dist = _combine(dist, _residues(_one_period(starts, element, line), element, line), line)
+        dist = combine_offsets(dist, offset_residues(_one_period(values, element * coeff, line),
+                                                     element * coeff, line), line)
+    dist = combine_offsets(dist, offset_residues(_one_period(starts, element, line), element, line),
+                           line)
     total = sum(dist.values())
     if not total:   # an outer loop without iterations: no vector, none splits
         return 0.0
@@ -323,7 +323,7 @@ def _one_period(values: range, step_bytes: int, line: int) -> range:
 
 # ------------------------------------------------------------------ costs
 
-def estimate_line_splits(kernel: Any, profile: Sequence[VectorAccess],
+def estimate_line_splits(kernel: KernelModel, profile: Sequence[VectorAccess],
                          costs: Sequence[SplitCost], line_size: int = 64
                          ) -> LineSplitEstimate | None:
     """Expected split accesses of the block and their extra cycles (None: no vectors)."""

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from kerncraft.incore.model import (DataFlow, Immediate, Instruction, InstructionCost, Memory,
-                                    Register)
+                                    Operand, Register)
 from kerncraft.incore.registers import alias_root as registers_root
 
 __all__ = ["memory_key", "Linear", "MemoryAccess", "MemoryDependency", "memory_accesses",
@@ -148,7 +148,7 @@ _GPR_BYTES = {"r64": 8, "r32": 4, "r16": 2, "r8": 1}
 _SUFFIX_BYTES = {"b": 1, "w": 2, "l": 4, "q": 8}
 
 
-def _gpr(op: Any) -> tuple[str, int] | None:
+def _gpr(op: Operand) -> tuple[str, int] | None:
     """(alias root, width in bits) of a general-purpose register operand, else None."""
     from kerncraft.incore import registers
     if not isinstance(op, Register):
@@ -162,7 +162,7 @@ def _gpr(op: Any) -> tuple[str, int] | None:
     return info.root, info.width
 
 
-def _int_immediate(op: Any) -> int | None:
+def _int_immediate(op: Operand) -> int | None:
     if isinstance(op, Immediate) and isinstance(op.value, int) and op.symbol is None:
         return op.value
     return None
@@ -226,7 +226,8 @@ class _X86Values:
             if key not in done and not key.startswith("flag."):
                 self.state[key] = Linear.symbol(f"t:{i}:{key}")
 
-    def _value_of(self, core: str, mnemonic: str, ops: Sequence[Any], dst: str) -> Linear | None:
+    def _value_of(self, core: str, mnemonic: str, ops: Sequence[Operand], dst: str
+                  ) -> Linear | None:
         src = ops[0] if len(ops) >= 2 else None
         imm = _int_immediate(src)
         reg = _gpr(src)

@@ -13,18 +13,25 @@ of the analysis stay as they are).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kerncraft.incore.model import Uop
+from kerncraft.incore.model import InstructionCost, Uop
+from kerncraft.incore.protocols import AnalysedLoop
+
+if TYPE_CHECKING:
+    from kerncraft.incore.linesplit import LineSplitEstimate
 
 __all__ = ["with_split_uops"]
 
 
-def with_split_uops(analysis: Any, estimate: Any) -> Any:
+def with_split_uops(analysis: AnalysedLoop, estimate: LineSplitEstimate | None
+                    ) -> AnalysedLoop:
     """``analysis`` with a split uop added to every packed access that may split
-    (unchanged if the estimate charges nothing)."""
+    (unchanged if there is no estimate or it charges nothing)."""
+    if estimate is None:
+        return analysis
     extra = {(r.kind, r.vector_bytes): Uop(frozenset(r.cost.ports), r.fraction * r.cost.cycles)
-             for r in getattr(estimate, "rows", ())
+             for r in estimate.rows
              if r.cost is not None and r.cost.ports and r.fraction > 0}
     if not extra:
         return analysis
@@ -41,7 +48,7 @@ def with_split_uops(analysis: Any, estimate: Any) -> Any:
         if added:
             costs[i] = dataclasses.replace(costs[i], uops=costs[i].uops + added)
     # the static bound with the split cycles, as the report's throughput has them
-    totals = dict(getattr(analysis, "port_totals", {}) or {})
+    totals = dict(analysis.port_totals or {})
     for port, cycles in estimate.per_port.items():
         totals[port] = totals.get(port, 0.0) + cycles
     bound = max([float(analysis.prediction), *totals.values()])
@@ -52,10 +59,12 @@ class _WithCosts:
     """The analysis as the simulation sees it, with other costs (the analysis may be the
     result cache's lazy object rather than a dataclass, so it is wrapped, not copied)."""
 
-    def __init__(self, analysis: Any, costs: tuple, prediction: float) -> None:
+    def __init__(self, analysis: AnalysedLoop, costs: tuple[InstructionCost | None, ...],
+                 prediction: float) -> None:
         self._analysis = analysis
         self.costs = costs
         self.prediction = prediction
 
     def __getattr__(self, name: str) -> Any:
+        # a wrapper: every attribute but the two above is the analysis's
         return getattr(self._analysis, name)

@@ -161,21 +161,29 @@ def hall_bound(uops: Iterable[Uop]) -> tuple[float, frozenset[str]]:
 
 def _one_flow(level_groups: Mapping[int, int], order: Sequence[int], cap: int
               ) -> dict[int, dict[int, int]]:
-    """Integer max flow with ports inserted in ``order``; raises if demand is unmet."""
+    """Integer max flow with ports inserted in ``order``; raises if demand is unmet.
+
+    Nodes are small integers: the flow algorithm keeps nodes in sets, and the order of
+    a set of strings changes with PYTHONHASHSEED, which would pick another of several
+    equally optimal splits from run to run (the same totals, other cells)."""
+    groups = list(level_groups)
+    port_node = {k: len(groups) + i for i, k in enumerate(order)}
+    source, sink = len(groups) + len(order), len(groups) + len(order) + 1
     graph = nx.DiGraph()
-    for mask, weight in level_groups.items():
-        graph.add_edge("s", ("g", mask), capacity=weight)
+    for node, mask in enumerate(groups):
+        graph.add_edge(source, node, capacity=level_groups[mask])
         for k in order:
             if mask >> k & 1:
-                graph.add_edge(("g", mask), ("p", k))
+                graph.add_edge(node, port_node[k])
     for k in order:
-        graph.add_edge(("p", k), "t", capacity=cap)
-    value, flow = nx.maximum_flow(graph, "s", "t")
+        graph.add_edge(port_node[k], sink, capacity=cap)
+    value, flow = nx.maximum_flow(graph, source, sink)
     if value != sum(level_groups.values()):
         raise RuntimeError(f"port balancing: flow {value} below demand "
                            f"{sum(level_groups.values())} at capacity {cap}")
-    return {mask: {port: amount for (_, port), amount in flow[("g", mask)].items()}
-            for mask in level_groups}
+    port_of = {node: k for k, node in port_node.items()}
+    return {mask: {port_of[target]: amount for target, amount in flow[node].items()}
+            for node, mask in enumerate(groups)}
 
 
 def _level_flow(level_groups: Mapping[int, int], level_mask: int, weight: int, size: int,

@@ -22,7 +22,8 @@ accesses go to ``KernelModel.outer_accesses`` and their flops are not counted.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections import Counter
+from typing import Protocol
 
 import sympy
 from pycparser import c_ast
@@ -30,10 +31,7 @@ from pycparser import c_ast
 from kerncraft.kernel.cnodes import FLOATING, arithmetic_type, element_type, fail, literal_type
 from kerncraft.kernel.cnodes import location, node_text
 from kerncraft.kernel.indices import constant_offset, linear_index
-from kerncraft.kernel.model import Access
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kerncraft.kernel.parser import _KernelBuilder
+from kerncraft.kernel.model import Access, Array, Loop
 
 _MATH_DOUBLE = frozenset("""
     sqrt cbrt exp exp2 expm1 log log2 log10 log1p pow hypot sin cos tan asin acos atan atan2
@@ -70,6 +68,32 @@ def reject_statement(node, in_nest: bool, filename: str | None):
     return fail(msg, filename, node)
 
 
+class KernelScope(Protocol):
+    """What the statements of a kernel are analysed against: the names in scope and
+    the lists the analysis fills (the parser's model builder is one).
+
+    The parser hands itself in, so the analyser needs no import of the parser.
+    """
+
+    filename: str | None
+    arrays: dict[str, Array]              # declared scalars and arrays
+    active: dict[str, Loop]               # the loops enclosing the statement, by index
+    index_names: set[str]                 # every loop index of the nest
+    accesses: list[Access]                # innermost statements' accesses, in order
+    outer_accesses: list[Access]          # accesses of statements outside the innermost loop
+    flops: Counter                        # operator -> flops per innermost iteration
+    math_calls: Counter                   # function -> calls per innermost iteration
+
+    def declare(self, decl: c_ast.Decl, in_nest: bool) -> Array:
+        """Register a declaration and return it."""
+
+    def constant(self, node: c_ast.ID) -> sympy.Symbol:
+        """The symbol of an undeclared name (a kernel constant)."""
+
+    def int_expr(self, node, what: str) -> sympy.Expr:
+        """An affine integer expression (an index) of the loop indices and constants."""
+
+
 class BodyAnalyzer:
     """Analyses statements at one nesting level of the kernel.
 
@@ -77,7 +101,7 @@ class BodyAnalyzer:
     ``in_nest`` only changes error wording and forbids array declarations.
     """
 
-    def __init__(self, kernel: "_KernelBuilder", innermost: bool, in_nest: bool):
+    def __init__(self, kernel: KernelScope, innermost: bool, in_nest: bool):
         self.k = kernel
         self.filename = kernel.filename
         self.innermost = innermost
@@ -109,6 +133,7 @@ class BodyAnalyzer:
     # --- expressions ----------------------------------------------------------------
     def expr(self, node) -> str:
         """Analyse ``node`` in value context; return its C type."""
+        # one method per supported node class (_ID, _Constant, _BinaryOp ...)
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             raise fail(f"unsupported expression '{node_text(node)}'", self.filename, node)

@@ -30,6 +30,7 @@ FLOATING = frozenset({"float", "double"})
 
 def location(filename: str | None, node) -> SourceLocation:
     """Location of ``node`` in the user's file (line/col may be unknown)."""
+    # open: pycparser's node and coordinate types differ between 2.x and 3.x
     coord = getattr(node, "coord", None)
     if coord is None:
         return SourceLocation(filename)

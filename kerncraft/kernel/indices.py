@@ -38,6 +38,7 @@ class IntExprBuilder:
 
     def build(self, node, what: str) -> sympy.Expr:
         """Convert ``node``; ``what`` ('index', 'loop bound', ...) words the errors."""
+        # one method per supported node class (_ID, _Constant, _BinaryOp ...)
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             raise fail(f"unsupported expression '{node_text(node)}' in {what}",
@@ -76,9 +77,9 @@ class IntExprBuilder:
 
     def _Cast(self, node: c_ast.Cast, what: str) -> sympy.Expr:
         target = node.to_type.type
-        names = getattr(getattr(target, "type", None), "names", None)
-        if not isinstance(target, c_ast.TypeDecl) or names is None \
-                or not set(names) <= {"int", "long", "signed", "unsigned"}:
+        spec = target.type if isinstance(target, c_ast.TypeDecl) else None
+        if not isinstance(spec, c_ast.IdentifierType) \
+                or not set(spec.names) <= {"int", "long", "signed", "unsigned"}:
             raise fail(f"cast to a non-integer type in {what}", self.filename, node)
         return self.build(node.expr, what)
 

@@ -27,10 +27,13 @@ Conventions
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from typing import Callable, Literal, Mapping
 
 import sympy
+
+from kerncraft.errors import KernelError, SourceLocation
 
 ELEMENT_SIZES: Mapping[str, int] = {"double": 8, "float": 4, "int": 4, "long": 8}
 """Bytes per element of the supported C element types."""
@@ -214,9 +217,7 @@ class KernelModel:
         array dimension that is not positive after binding raises at the
         array's declaration.
         """
-        from kerncraft.kernel.binding import bind_kernel
-
-        return bind_kernel(self, values, partial=partial)
+        return _bind(self, values, partial)
 
 
 def _strip_zero_max(expr: sympy.Expr) -> sympy.Expr:
@@ -224,3 +225,76 @@ def _strip_zero_max(expr: sympy.Expr) -> sympy.Expr:
     return expr.replace(
         lambda e: isinstance(e, sympy.Max) and len(e.args) == 2 and sympy.S.Zero in e.args,
         lambda e: e.args[1] if e.args[0] == 0 else e.args[0])
+
+
+# --- binding -D values (KernelModel.bind) --------------------------------------------
+def _bind(kernel: KernelModel, values: Mapping[str, int], partial: bool) -> KernelModel:
+    """``kernel`` with the constants named in ``values`` substituted.
+
+    Validation happens here rather than at parse time because sizes such as
+    ``N-2`` are only known to be positive once N has a value.
+    """
+    subs: dict[sympy.Symbol, sympy.Integer] = {}
+    bound: dict[str, int] = dict(kernel.bindings)
+    for const in kernel.constants:
+        if const.name not in values:
+            continue
+        value = values[const.name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise KernelError(f"value for constant '{const.name}' must be an integer, "
+                              f"got {value!r}", _const_location(kernel, const))
+        subs[const.symbol] = sympy.Integer(value)
+        bound[const.name] = value
+    if not partial:
+        missing = [c for c in kernel.constants if c.name not in bound]
+        if missing:
+            names = ", ".join(c.name for c in missing)
+            first = missing[0]
+            raise KernelError(f"constant '{first.name}' has no value (unbound: {names}); "
+                              f"pass -D {first.name} VALUE", _const_location(kernel, first))
+    origin = kernel.unbound if kernel.unbound is not None else kernel
+    if not subs:
+        return dataclasses.replace(kernel, bindings=bound, unbound=origin)
+
+    def sub(expr: sympy.Expr) -> sympy.Expr:
+        return sympy.expand(expr.xreplace(subs)) if expr.free_symbols else expr
+
+    arrays = {name: _bind_array(kernel.filename, arr, sub, bound)
+              for name, arr in kernel.arrays.items()}
+    loops = tuple(dataclasses.replace(lp, start=sub(lp.start), end=sub(lp.end))
+                  for lp in kernel.loops)
+    return dataclasses.replace(
+        kernel, arrays=arrays, loops=loops,
+        accesses=tuple(_bind_access(a, sub) for a in kernel.accesses),
+        outer_accesses=tuple(_bind_access(a, sub) for a in kernel.outer_accesses),
+        bindings=bound, unbound=origin)
+
+
+def _bind_array(filename: str | None, arr: Array, sub: Callable[[sympy.Expr], sympy.Expr],
+                bound: Mapping[str, int]) -> Array:
+    if arr.is_scalar:
+        return arr
+    dims = tuple(sub(d) for d in arr.dimensions)
+    for pos, (orig, dim) in enumerate(zip(arr.dimensions, dims), start=1):
+        if dim.is_number and dim <= 0:
+            raise KernelError(
+                f"array '{arr.name}' dimension {pos} ({orig}) is {dim} after binding "
+                f"{binding_text(bound, orig)}; array sizes must be positive",
+                SourceLocation(filename, arr.line, arr.col))
+    return dataclasses.replace(arr, dimensions=dims)
+
+
+def _bind_access(acc: Access, sub: Callable[[sympy.Expr], sympy.Expr]) -> Access:
+    return dataclasses.replace(acc, indices=tuple(sub(i) for i in acc.indices),
+                               linear_index=sub(acc.linear_index), offset=sub(acc.offset))
+
+
+def binding_text(bound: Mapping[str, int], expr: sympy.Expr) -> str:
+    """The -D values of the constants in ``expr`` for an error message: 'M=20, N=10'
+    ('?' for a constant without a value; 'constants' if ``expr`` has none)."""
+    names = sorted(s.name for s in expr.free_symbols)
+    return ", ".join(f"{n}={bound.get(n, '?')}" for n in names) or "constants"
+
+
+def _const_location(kernel: KernelModel, const: Constant) -> SourceLocation:
+    return SourceLocation(kernel.filename, const.line, const.col)

@@ -58,7 +58,7 @@ def parse_kernel(source: str, filename: str | None = None) -> KernelModel:
 def _c_parser():
     """One parser per thread: building pycparser 2.x tables is not free, and a
     CParser keeps per-parse state, so threads must not share one."""
-    parser = getattr(_parsers, "instance", None)
+    parser = getattr(_parsers, "instance", None)     # a thread-local: unset in a new thread
     if parser is None:
         from pycparser import c_parser
 

@@ -150,7 +150,7 @@ def _pragmas(kernel: KernelModel) -> str:
 
 
 def _swaps(kernel: KernelModel) -> str:
-    if not getattr(kernel, "swaps", ()):
+    if not kernel.swaps:
         return ""
     pairs = ", ".join(f"swap({a}, {b})" for a, b in kernel.swaps)
     return _wrap(f"after the nest: {pairs} (time stepping; every model analyses one sweep, "

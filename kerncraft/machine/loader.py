@@ -28,7 +28,7 @@ Required fields (others are optional, with the defaults in brackets)
 * top level: ``clock``, ``cores per socket``, ``cacheline size``,
   ``memory hierarchy`` (non-empty list). [sockets 1, threads per core 1,
   NUMA domains per socket / cores per NUMA domain None, FLOPs per cycle {},
-  compiler (), in-core model {}, ports {}, benchmarks none]
+  compiler (), in-core model {}, ports {}, benchmarks none, measured cores None]
 * every level: ``level`` (its name). All levels but the last are caches and
   need ``cache per group`` with ``sets``, ``ways``, ``cl_size``
   [replacement_policy LRU, write_allocate true, write_back true, load_from /
@@ -60,13 +60,14 @@ from kerncraft.machine.paths import (MACHINE_PATH_ENV, bundled_machine_dir,  # n
                                      resolve_machine_path)
 from kerncraft.machine.yamlnodes import BACKENDS  # noqa: F401 (the YAML composers available)
 from kerncraft.machine.yamlnodes import Field as _Field
+from kerncraft.machine.yamlnodes import Scalar as _Scalar
 from kerncraft.machine.yamlnodes import blank_unused_blocks as _blank_unused_blocks
 from kerncraft.machine.yamlnodes import compose as _compose
 from kerncraft.machine.yamlnodes import names as _names
 from kerncraft.machine.yamlnodes import optional as _opt
 from kerncraft.machine.model import (
     BandwidthMeasurement, CacheGeometry, CacheLevel, FlopsPerCycle, MachineModel,
-    StreamMix, UpstreamThroughput,
+    MeasuredCores, StreamMix, UpstreamThroughput,
 )
 
 __all__ = ["MACHINE_PATH_ENV", "bundled_machine_dir", "list_bundled_machines",
@@ -145,7 +146,16 @@ def _build_machine(root: _Field, path: str | None) -> MachineModel:
         measurements=measurements,
         transparent_hugepage=_opt(root, "transparent hugepage", _Field.as_str),
         kerncraft_version=_opt(root, "kerncraft version", _Field.as_str),
+        measured_cores=_opt(root, "measured cores", _measured_cores),
     )
+
+
+def _measured_cores(field: _Field) -> MeasuredCores:
+    """'N of M' with 1 <= N <= M (our extension 'measured cores', see MeasuredCores)."""
+    match = re.fullmatch(r"\s*(\d+)\s+of\s+(\d+)\s*", str(field.value()))
+    if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise field.error(f"'measured cores' is 'N of M' with 1 <= N <= M, got {field.value()!r}")
+    return MeasuredCores(int(match.group(1)), int(match.group(2)))
 
 
 def _build_flops(field: _Field) -> dict[str, FlopsPerCycle]:
@@ -198,6 +208,10 @@ def _build_hierarchy(field: _Field) -> tuple[CacheLevel, ...]:
         if position > 0 and limit is not None:
             raise limit.error("'streaming limit' describes register<->L1 transfers and "
                               "belongs to the first level of the memory hierarchy")
+        memory_term = entry.get("ECM memory bandwidth")
+        if not is_last and memory_term is not None:
+            raise memory_term.error("'ECM memory bandwidth' chooses the memory term of the ECM "
+                                    "model and belongs to the memory level (MEM)")
         levels.append(_build_level(entry, None if is_last else cache, names))
     return tuple(levels)
 
@@ -230,7 +244,16 @@ def _build_level(entry: _Field, cache: _Field | None, names: list[str]) -> Cache
         else store_penalty.as_float(),
         whole_working_set_fill=_opt(entry, "whole working set fill", _share),
         streaming_limit=_opt(entry, "streaming limit", _streaming_limit, "ports"),
+        ecm_memory_bandwidth=_opt(entry, "ECM memory bandwidth", _ecm_memory_bandwidth),
     )
+
+
+def _ecm_memory_bandwidth(field: _Field) -> str:
+    """'saturated' or 'single-core' (our extension 'ECM memory bandwidth', see CacheLevel)."""
+    value = field.as_str()
+    if value not in ("saturated", "single-core"):
+        raise field.error(f"'ECM memory bandwidth' is 'saturated' or 'single-core', not {value!r}")
+    return value
 
 
 def _streaming_limit(field: _Field) -> str:
@@ -323,7 +346,7 @@ def _build_mix(entry: _Field) -> StreamMix:
                      fastest_bench_kernel=_opt(entry, "fastest bench kernel", _Field.as_str))
 
 
-def _build_measurement(level: str, tpc_key: Any, entry: _Field) -> BandwidthMeasurement:
+def _build_measurement(level: str, tpc_key: _Scalar, entry: _Field) -> BandwidthMeasurement:
     tpc_field = entry.get("threads per core")
     if tpc_field is not None:
         tpc = tpc_field.as_int(1)

@@ -77,6 +77,10 @@ class CacheLevel:
     # least as long as the level's measured streaming bandwidth allows; written by
     # kerncraft-machine, see kerncraft/models/l1_stream.py and docs/ecm-model.md).
     streaming_limit: str = "ports"
+    # Our extension, memory level only: which bandwidth the single-core ECM memory term
+    # T_L3MEM uses, 'saturated' or 'single-core'; None: by the composition (additive:
+    # saturated, overlapping: single-core; kerncraft/models/memory_term.py).
+    ecm_memory_bandwidth: str | None = None
 
     @property
     def is_memory(self) -> bool:
@@ -121,6 +125,21 @@ class FlopsPerCycle:
 
 
 @dataclass(frozen=True)
+class MeasuredCores:
+    """Our extension ``measured cores: N of M`` (top level, written by kerncraft-machine):
+    the bandwidth benchmarks could use N of the M cores of a socket (pinned with taskset,
+    a cgroup, ``--max-cores``, or a VM with few vCPUs). With N < M the memory bandwidths
+    are those of N cores, not of a saturated socket."""
+
+    used: int
+    of: int
+
+    @property
+    def partial(self) -> bool:
+        return self.used < self.of
+
+
+@dataclass(frozen=True)
 class MachineModel:
     path: str | None
     model_name: str
@@ -144,6 +163,7 @@ class MachineModel:
     # Added fields (all optional in the file):
     transparent_hugepage: str | None = None
     kerncraft_version: str | None = None
+    measured_cores: MeasuredCores | None = None   # 'measured cores: N of M'
 
     def level(self, name: str) -> CacheLevel:
         for lvl in self.memory_hierarchy:

@@ -11,22 +11,58 @@ and the speed notes are in its module docstring.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, TypeVar
 
 from kerncraft import units
 from kerncraft.errors import MachineFileError, SourceLocation, UnitError
 
-__all__ = ["BACKENDS", "Field", "compose", "blank_unused_blocks", "optional", "names"]
+__all__ = ["BACKENDS", "Field", "YamlNode", "Scalar", "compose", "blank_unused_blocks",
+           "optional", "names"]
+
+#: A scalar after the YAML 1.2 core schema.
+Scalar = str | int | float | bool | None
+_T = TypeVar("_T")
+
+
+class YamlMark(Protocol):
+    """Where a node starts (0-based, as both YAML libraries count)."""
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def column(self) -> int: ...
+
+
+class YamlNode(Protocol):
+    """A composed node of either YAML library (ruamel, or PyYAML's libyaml binding)."""
+
+    @property
+    def id(self) -> str: ...                 # 'scalar' | 'sequence' | 'mapping'
+
+    @property
+    def tag(self) -> str: ...
+
+    @property
+    def style(self) -> str | None: ...       # a quoted scalar's quote, else None or ''
+
+    @property
+    def start_mark(self) -> YamlMark: ...
+
+    # scalar: its text; sequence: the item nodes; mapping: (key node, value node) pairs
+    @property
+    def value(self) -> Any: ...
 
 
 # ------------------------------------------------------------ YAML composition
 
-def _pick_backends() -> tuple[dict[str, Callable[[str], Any]], tuple[type[Exception], ...]]:
+def _pick_backends() -> tuple[dict[str, Callable[[str], YamlNode]],
+                              tuple[type[Exception], ...]]:
     """Composers by name (fastest first) and the exceptions they raise."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError as RuamelYAMLError
     ruamel = YAML(typ="safe")
-    backends: dict[str, Callable[[str], Any]] = {}
+    backends: dict[str, Callable[[str], YamlNode]] = {}
     errors: list[type[Exception]] = [RuamelYAMLError]
     try:
         import yaml  # PyYAML, only as an optional libyaml accelerator
@@ -43,7 +79,7 @@ def _pick_backends() -> tuple[dict[str, Callable[[str], Any]], tuple[type[Except
 BACKENDS, _YAML_ERRORS = _pick_backends()
 
 
-def compose(text: str, path: str | None, backend: str | None = None) -> Any:
+def compose(text: str, path: str | None, backend: str | None = None) -> YamlNode:
     """The node graph of ``text``; nesting deeper than MAX_DEPTH and every YAML
     error are a located MachineFileError (see :func:`check_depth`)."""
     check_depth(text, path)
@@ -51,6 +87,7 @@ def compose(text: str, path: str | None, backend: str | None = None) -> Any:
     try:
         return compose(text)
     except _YAML_ERRORS as exc:
+        # the YAML libraries' errors differ: marks, a reader's position, or neither
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = mark.line + 1 if mark is not None else None
@@ -162,7 +199,7 @@ _SPECIAL_FLOAT = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-
                   ".nan": float("nan")}
 
 
-def _resolve_scalar(node: Any) -> Any:
+def _resolve_scalar(node: YamlNode) -> Scalar:
     """YAML 1.2 core-schema value of a scalar node (quoted ones are strings)."""
     value = node.value
     if node.style not in (None, ""):
@@ -195,7 +232,8 @@ class Field:
 
     __slots__ = ("node", "path", "file", "key_node")
 
-    def __init__(self, node: Any, path: str, file: str | None, key_node: Any = None):
+    def __init__(self, node: YamlNode, path: str, file: str | None,
+                 key_node: YamlNode | None = None):
         self.node, self.path, self.file, self.key_node = node, path, file, key_node
 
     # -- errors
@@ -209,7 +247,7 @@ class Field:
         return MachineFileError(message, SourceLocation(self.file, mark.line + 1, mark.column + 1),
                                 yaml_path=path or self.path or "<top level>")
 
-    def _child_path(self, key: Any) -> str:
+    def _child_path(self, key: Scalar) -> str:
         return f"{self.path}.{key}" if self.path else str(key)
 
     # -- structure
@@ -217,7 +255,7 @@ class Field:
     def is_null(self) -> bool:
         return self.node.id == "scalar" and _resolve_scalar(self.node) is None
 
-    def pairs(self) -> list[tuple[Any, Field]]:
+    def pairs(self) -> list[tuple[Scalar, Field]]:
         """Key/value pairs of a mapping or an ``!!omap``, in file order."""
         node = self.node
         if node.id == "sequence" and str(node.tag).endswith(":omap"):
@@ -231,8 +269,8 @@ class Field:
             entries = node.value
         else:
             raise self.error(f"expected a mapping, got {self._describe()}")
-        result: list[tuple[Any, Field]] = []
-        seen: set[Any] = set()
+        result: list[tuple[Scalar, Field]] = []
+        seen: set[Scalar] = set()
         for key_node, value_node in entries:
             key = _resolve_scalar(key_node) if key_node.id == "scalar" else None
             if key is None or key in seen:
@@ -269,7 +307,7 @@ class Field:
         return f"a {self.node.id}"
 
     # -- scalars
-    def value(self) -> Any:
+    def value(self) -> Scalar:
         if self.node.id != "scalar":
             raise self.error(f"expected a single value, got a {self.node.id}")
         return _resolve_scalar(self.node)
@@ -312,7 +350,8 @@ class Field:
             raise self.error(exc.message) from None
 
 
-def optional(parent: Field, key: str, convert: Callable[[Field], Any], default: Any = None) -> Any:
+def optional(parent: Field, key: str, convert: Callable[[Field], _T], default: _T | None = None
+             ) -> _T | None:
     field = parent.get(key)
     return default if field is None else convert(field)
 

@@ -24,7 +24,11 @@ Measuring on a shared machine
 -----------------------------
 Before measuring, the load is checked (:mod:`kerncraft.measure.hostload`): a
 busy machine is reported and, with ``GenerationPlan.strict``, refused; the
-numbers go into the file header. Where allowed, the measurement runs at
+numbers go into the file header. During the run the load is sampled again
+between the phases (clock, sweep, each level's table, the re-checks;
+:class:`~kerncraft.measure.hostload.LoadWatch`): a phase in which other processes
+took a noticeable share of the CPUs is warned about at once, and the file lists
+the load of every phase. Where allowed, the measurement runs at
 real-time priority. Every bandwidth point is run until two runs agree within
 5 % (at most ``max_tries`` runs; the best of the agreeing two counts); points
 that never agree are listed in the file. The one-core L1 points are measured
@@ -36,21 +40,22 @@ from __future__ import annotations
 
 import statistics
 import sys
-from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
 
 from kerncraft.measure.clock import ClockCalibration, FmaThroughput
-from kerncraft.measure.hostload import LoadReport
+from kerncraft.measure.hostload import CpuSample, LoadReport, LoadWatch
+from kerncraft.machinegen.host_data import HostData
 from kerncraft.machinegen.render import cacheline as _cacheline
 from kerncraft.machinegen.render import render_machine_file
-from kerncraft.machinegen.render import size_text as _size
-from kerncraft.measure.march import CompilerFlags, choose_compiler_flags
-from kerncraft.measure.streams import KERNELS, Plateau, find_plateaus, sweep_sizes
+from kerncraft.measure.march import CompilerFlags, choose_compiler_flags, full_width_512
+from kerncraft.measure.streams import KERNELS, find_plateaus, sweep_sizes
 from kerncraft.measure.topology import HostTopology, flops_per_cycle
 from kerncraft.measure.uarch import Microarchitecture
 from kerncraft.machinegen.upstream_fit import DEFAULT_UPSTREAM, Upstream, derive_upstream
 from kerncraft.machinegen.working_sets import LevelChoice, choose_working_sets, level_names as _level_names
 from kerncraft.errors import KerncraftError
+from kerncraft.units import format_machine_size as _size
 
 __all__ = ["GenerationPlan", "Probes", "LevelChoice", "Upstream", "HostData", "PointResult",
            "host_probes", "choose_working_sets", "derive_upstream", "collect_host_data",
@@ -108,6 +113,7 @@ class Probes:
     load: Callable[[int], LoadReport | None] = lambda cores: None
     priority: Callable[[], str | None] = lambda: None      # try real-time priority
     thp: Callable[[], str | None] = lambda: None          # transparent hugepage mode
+    cpu_sample: Callable[[], CpuSample | None] = lambda: None   # load between phases
 
 
 def host_probes(use_likwid: bool = True, backend: str = "auto",
@@ -144,32 +150,7 @@ def host_probes(use_likwid: bool = True, backend: str = "auto",
                   backend="likwid-bench" if backend == "likwid" else "builtin",
                   load=lambda cores: hostload.check_load(cores),
                   priority=hostload.try_realtime if realtime else lambda: None,
-                  thp=topology.transparent_hugepage)
-
-
-@dataclass(frozen=True)
-class HostData:
-    """Everything measured or detected, ready to be rendered."""
-
-    topology: HostTopology
-    clock: ClockCalibration
-    backend: str
-    sweep_kernel: str
-    sweep: tuple[tuple[int, float], ...]
-    plateaus: tuple[Plateau, ...]
-    choices: tuple[LevelChoice, ...]
-    cores: tuple[int, ...]
-    results: Mapping[str, Mapping[str, tuple[float, ...]]]   # level -> kernel -> B/s per cores
-    upstream: Mapping[str, Upstream]
-    avx512_clock: ClockCalibration | None = None
-    fma: FmaThroughput | None = None
-    fma_units: int | None = None           # override given by the user
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    compilers: tuple[CompilerFlags, ...] = ()
-    load: LoadReport | None = None
-    realtime: str | None = None
-    unstable: tuple[str, ...] = ()         # points whose runs never agreed within 5 %
-    thp: str | None = None
+                  thp=topology.transparent_hugepage, cpu_sample=hostload.cpu_sample)
 
 
 @dataclass(frozen=True)
@@ -193,22 +174,29 @@ def collect_host_data(plan: GenerationPlan, probes: Probes,
              f"{topo.sockets} socket(s) x {topo.cores_per_socket} cores x "
              f"{topo.threads_per_core} threads; caches "
              + ", ".join(f"{c.name} {_size(c.size)}" for c in topo.caches))
+    if topo.uarch.identification:
+        progress(("warning: no core class fits this CPU: " if topo.uarch.generic
+                  else "core class: ") + topo.uarch.identification)
     load, realtime = _check_conditions(plan, probes, topo, progress)
-    compilers = probes.compilers(topo.uarch)
+    watch = LoadWatch(probes.cpu_sample, progress)
     clock, avx512, fma = _calibrate(probes, progress)
+    watch.phase("clock and FMA")
+    compilers = probes.compilers(_measured_width(topo, fma))
     unstable: list[str] = []
     llc = max((c.size for c in topo.caches), default=32 * MiB)
     largest = plan.sweep_max or max(256 * MiB, 8 * llc)
     sweep = _sweep(plan, probes, largest, progress, unstable)
+    watch.phase("size sweep")
     plateaus = find_plateaus([s for s, _ in sweep], [b for _, b in sweep])
     choices, notes = choose_working_sets(topo.caches, plateaus, largest, topo.threads_per_core)
     for note in notes:
         progress(note)
     max_cores = min(plan.max_cores or topo.cores_per_socket, len(topo.core_cpus))
     cores = tuple(range(1, max_cores + 1))
-    results = _measure_levels(plan, probes, choices, cores, progress, unstable)
+    results = _measure_levels(plan, probes, choices, cores, progress, unstable, watch.phase)
     notes = notes + _second_l1_pass(plan, probes, choices, results, progress, unstable)
     notes = notes + _recheck_saturation(plan, probes, choices, results, progress, unstable)
+    watch.phase("second L1 pass and memory re-checks")
     vector_bytes = flops_per_cycle(topo.flags).vector_bits // 8
     overlapping = frozenset(f.level for f in topo.uarch.overlap if f.overlaps)
     victims = frozenset({"L3"}) if topo.uarch.victim_l3 and len(topo.caches) >= 3 else frozenset()
@@ -218,7 +206,16 @@ def collect_host_data(plan: GenerationPlan, probes: Probes,
     return HostData(topo, clock, probes.backend, plan.sweep_kernel, tuple(sweep), plateaus,
                     choices, cores, results, upstream, avx512, fma, fma_units, notes,
                     compilers=compilers, load=load, realtime=realtime,
-                    unstable=tuple(unstable), thp=probes.thp())
+                    unstable=tuple(unstable), thp=probes.thp(), phase_loads=tuple(watch.loads))
+
+
+def _measured_width(topo: HostTopology, fma: FmaThroughput | None) -> Microarchitecture:
+    """The core with 512-bit ops at full width where the FMA measurement proves it
+    (the compiler flags then prefer 512-bit vectors, as the file's comment says)."""
+    wide, _ = full_width_512(topo.uarch, fma.fma_units if fma is not None else None)
+    if wide and not topo.uarch.native_512 and "avx512f" in topo.flags:
+        return replace(topo.uarch, native_512=True)
+    return topo.uarch
 
 
 def _check_conditions(plan: GenerationPlan, probes: Probes, topo: HostTopology,
@@ -268,9 +265,10 @@ def _sweep(plan: GenerationPlan, probes: Probes, largest: int, progress: Progres
 
 
 def _measure_levels(plan: GenerationPlan, probes: Probes, choices: Sequence[LevelChoice],
-                    cores: tuple[int, ...], progress: Progress, unstable: list[str]
+                    cores: tuple[int, ...], progress: Progress, unstable: list[str],
+                    level_done: Callable[[str], None] = lambda phase: None
                     ) -> dict[str, dict[str, tuple[float, ...]]]:
-    """The five kernels per level on 1..n cores."""
+    """The five kernels per level on 1..n cores (``level_done`` after each level)."""
     results: dict[str, dict[str, tuple[float, ...]]] = {}
     total = sum(len(c.working_sets()) for c in choices) * len(plan.kernels) * len(cores)
     done = 0
@@ -278,6 +276,7 @@ def _measure_levels(plan: GenerationPlan, probes: Probes, choices: Sequence[Leve
         if choice.level == "MEM" and len(cores) > 1:
             results["MEM"] = _measure_memory(plan, probes, choice, cores, progress, unstable)
             done += len(plan.kernels) * len(cores)
+            level_done("MEM table")
             continue
         results[choice.level] = {}
         for kernel in plan.kernels:
@@ -294,6 +293,7 @@ def _measure_levels(plan: GenerationPlan, probes: Probes, choices: Sequence[Leve
                     measured.append(point.value)
                 values.append(statistics.median(measured))
             results[choice.level][kernel] = tuple(values)
+        level_done(f"{choice.level} table")
     return results
 
 

@@ -1,7 +1,7 @@
 """Render collected host data as a Kerncraft machine file (YAML text with comments).
 
 Split from :mod:`kerncraft.machinegen.generate` (which measures): rendering
-measures nothing, so tests feed it fake :class:`~kerncraft.machinegen.generate.HostData`.
+measures nothing, so tests feed it fake :class:`~kerncraft.machinegen.host_data.HostData`.
 Every value carries a comment saying whether it was measured here, detected
 (CPUID, sysfs, procfs, likwid-topology), probed (the compiler was asked) or
 assumed, and for assumptions where the assumption comes from.
@@ -10,25 +10,18 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
-from typing import TYPE_CHECKING, Sequence
+from dataclasses import replace
+from typing import Sequence
 
+from kerncraft.machinegen.capacities import Capacity, effective_capacity, fill_lines
+from kerncraft.machinegen.host_data import HostData
+from kerncraft.measure.march import full_width_512
 from kerncraft.measure.streams import KERNELS
 from kerncraft.measure.topology import CacheInfo, HostTopology, flops_per_cycle, incore_ports
+from kerncraft.units import format_machine_size as size_text
 from kerncraft.version import __version__
 
-if TYPE_CHECKING:  # pragma: no cover
-    from kerncraft.machinegen.generate import HostData
-
-__all__ = ["render_machine_file", "size_text"]
-
-
-def size_text(nbytes: float) -> str:
-    """Binary-prefixed size as machine files write it ('48.00 kB' = 48 x 1024 B)."""
-    for factor, unit in ((1024**3, "GB"), (1024**2, "MB"), (1024, "kB")):
-        if nbytes >= factor:
-            return f"{nbytes / factor:.2f} {unit}"
-    return f"{nbytes:.0f} B"
+__all__ = ["render_machine_file"]
 
 
 def _bw(value: float) -> str:
@@ -58,7 +51,7 @@ def cacheline(topo: HostTopology) -> int:
     return topo.caches[0].line_size if topo.caches else 64
 
 
-def render_machine_file(data: "HostData", command: str | None = None,
+def render_machine_file(data: HostData, command: str | None = None,
                         date: str | None = None) -> str:
     """The machine file text for ``data`` (comments say measured / detected / assumed)."""
     parts = [_render_header(data, command, date), _render_core(data),
@@ -68,7 +61,7 @@ def render_machine_file(data: "HostData", command: str | None = None,
 
 # ---------------------------------------------------------------- header
 
-def _render_header(data: "HostData", command: str | None, date: str | None) -> str:
+def _render_header(data: HostData, command: str | None, date: str | None) -> str:
     topo, clock = data.topology, data.clock
     when = date or _dt.date.today().isoformat()
     lines = [
@@ -78,6 +71,7 @@ def _render_header(data: "HostData", command: str | None, date: str | None) -> s
         f"# Host: {topo.model_name}; {topo.uarch.name} ({topo.uarch.core} core), CPUID family "
         f"{topo.family} model {topo.model} stepping {topo.stepping}"
         + ("; virtual machine" if topo.hypervisor else ""),
+        *_identification_lines(topo.uarch),
         "#",
         "# Legend: [measured] measured here by kerncraft-machine; [detected] read from CPUID,",
         "# sysfs, procfs or likwid-topology; [probed] the installed compiler was asked;",
@@ -98,12 +92,29 @@ def _render_header(data: "HostData", command: str | None, date: str | None) -> s
     return "\n".join(lines) + "\n"
 
 
-def _conditions(data: "HostData") -> list[str]:
-    """Load before measuring, scheduling priority, points that never became stable."""
+def _identification_lines(uarch) -> list[str]:
+    """How the core class was chosen when the CPUID table did not name it."""
+    if not uarch.identification:
+        return []
+    head = ("# WARNING: no core class fits this CPU; the in-core model below is a generic guess "
+            "(in-core figures unreliable): " if uarch.generic else
+            "# Core class [derived from the ISA flags, not the CPUID model]: ")
+    return [head + uarch.identification]
+
+
+def _conditions(data: HostData) -> list[str]:
+    """Load before and during measuring, scheduling priority, points never stable."""
     lines = []
     if data.load is not None:
         state = "BUSY" if data.load.busy else "quiet"
         lines.append(f"# Load before measuring [measured]: {state}: {data.load.summary()}")
+    if data.phase_loads:
+        busy = [p.phase for p in data.phase_loads if p.busy]
+        lines.append("# Load during the run [measured], per phase (CPU time other processes and "
+                     "the hypervisor took of our CPUs; BUSY above 10 %): "
+                     + (f"BUSY during {', '.join(busy)}: figures measured then may be low"
+                        if busy else "quiet throughout"))
+        lines.extend(f"#   {p.summary()}" for p in data.phase_loads)
     if data.realtime:
         lines.append(f"# Scheduling: {data.realtime}")
     if data.unstable:
@@ -115,7 +126,7 @@ def _conditions(data: "HostData") -> list[str]:
     return lines + ["#"]
 
 
-def _clock_lines(data: "HostData") -> list[str]:
+def _clock_lines(data: HostData) -> list[str]:
     clock = data.clock
     lines = [f"# Clock [measured]: {clock.method}.",
              "#   samples " + ", ".join(f"{s / 1e9:.3f}" for s in clock.samples) + " GHz "
@@ -136,12 +147,13 @@ def _clock_lines(data: "HostData") -> list[str]:
 
 # ---------------------------------------------------------------- core
 
-def _render_core(data: "HostData") -> str:
+def _render_core(data: HostData) -> str:
     topo, uarch = data.topology, data.topology.uarch
     lines = [f"kerncraft version: {__version__}",
              f"model name: {_q(topo.model_name)}   # [detected]",
-             f"model type: {_q(f'{uarch.name} ({uarch.core} core)')}   # [detected] CPUID "
-             f"family/model" + (" + likwid-topology" if topo.cpu_type else ""),
+             f"model type: {_q(f'{uarch.name} ({uarch.core} core)')}   # "
+             + ("[derived] from the ISA flags (see the header)" if uarch.identification else
+                "[detected] CPUID family/model" + (" + likwid-topology" if topo.cpu_type else "")),
              f"clock: {data.clock.core_hz / 1e9:.2f} GHz   # [measured] calibrated core clock "
              + (f"(nominal {data.clock.nominal_hz / 1e9:.2f} GHz)" if data.clock.nominal_hz
                 else "(the model name states no nominal clock)"),
@@ -165,7 +177,7 @@ def _render_core(data: "HostData") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _incore_lines(data: "HostData") -> list[str]:
+def _incore_lines(data: HostData) -> list[str]:
     uarch = data.topology.uarch
     entries = []
     if uarch.incore_model:
@@ -180,7 +192,7 @@ def _incore_lines(data: "HostData") -> list[str]:
     return head + entries + [f"isa: {'x86' if 'sse2' in data.topology.flags else 'aarch64'}"]
 
 
-def _flops_lines(data: "HostData") -> list[str]:
+def _flops_lines(data: HostData) -> list[str]:
     topo, uarch = data.topology, data.topology.uarch
     measured_units = data.fma.fma_units if data.fma is not None else None
     units = data.fma_units or measured_units or uarch.fma_units
@@ -201,11 +213,15 @@ def _flops_lines(data: "HostData") -> list[str]:
             "  SP: {" + ", ".join(f"{k}: {v}" for k, v in flops.sp.items()) + "}"]
 
 
-def _compiler_lines(data: "HostData") -> list[str]:
+def _compiler_lines(data: HostData) -> list[str]:
     uarch = data.topology.uarch
-    wide = ("with -mprefer-vector-width=512: 512-bit ops run at full width on this core"
-            if uarch.native_512 else "no -mprefer-vector-width=512: "
-            + ("512-bit ops run in two halves on this core" if uarch.isa_level == "x86-64-v4"
+    measured = data.fma.fma_units if data.fma is not None else None
+    full, why = full_width_512(uarch, measured)
+    # the flags were chosen with the measured width (generate._measured_width)
+    wide = (f"with -mprefer-vector-width=512: 512-bit ops run at full width on this core ({why})"
+            if full else "no -mprefer-vector-width=512: "
+            + (f"512-bit ops run in two halves on this core{_unit_note(measured)}"
+               if uarch.isa_level == "x86-64-v4"
                else "no AVX-512 on this core" if uarch.isa_level else "core unknown"))
     lines = ["", "# Compiler flags for this core, the compilers asked with "
                  "'COMPILER -march=X -E -x c /dev/null':"]
@@ -217,9 +233,14 @@ def _compiler_lines(data: "HostData") -> list[str]:
     return lines
 
 
+def _unit_note(measured: int | None) -> str:
+    return (" (as the table says; the measured one 512-bit FMA per cycle fits it)"
+            if measured == 1 else "")
+
+
 # ---------------------------------------------------------------- memory hierarchy
 
-def _geometry(data: "HostData", position: int, cache: CacheInfo) -> tuple[list[str], list[str]]:
+def _geometry(data: HostData, position: int, cache: CacheInfo) -> tuple[list[str], list[str]]:
     """(cache per group entries, comment lines) of one cache level."""
     uarch, caches = data.topology.uarch, data.topology.caches
     victim = uarch.victim_l3 and len(caches) >= 3
@@ -247,7 +268,7 @@ def _geometry(data: "HostData", position: int, cache: CacheInfo) -> tuple[list[s
     return geometry, comments
 
 
-def _overlap_line(data: "HostData", level: str) -> str:
+def _overlap_line(data: HostData, level: str) -> str:
     flag = data.topology.uarch.transfers_overlap(level)
     if flag is None:
         return ("    transfers overlap: false   # [assumed] unknown core: no overlap (the "
@@ -255,13 +276,26 @@ def _overlap_line(data: "HostData", level: str) -> str:
     return f"    transfers overlap: {str(flag.overlaps).lower()}   # [assumed] {flag.source}"
 
 
-def _render_level(data: "HostData", position: int, cache: CacheInfo) -> list[str]:
+def _capacity(data: HostData, position: int, cache: CacheInfo) -> Capacity:
+    """The level's size: CPUID's, or the sweep's where it ends well before (capacities.py)."""
+    choice = next((c for c in data.choices if c.level == cache.name), None)
+    cores = len(cache.shared_cpus) // max(1, data.topology.threads_per_core)
+    return effective_capacity(cache, choice.plateau if choice is not None else None,
+                              [size for size, _ in data.sweep],
+                              cores > 1 or position == len(data.topology.caches) - 1)
+
+
+def _render_level(data: HostData, position: int, cache: CacheInfo) -> list[str]:
     topo = data.topology
+    capacity = _capacity(data, position, cache)
+    size_note = (capacity.note() + f" ({cache.sets} sets; written with {capacity.sets})"
+                 if capacity.measured else
+                 f"[detected] CPUID: {cache.sets} sets x {cache.ways} ways x {cache.line_size} B")
+    cache = replace(cache, size=capacity.size, sets=capacity.sets)
     geometry, comments = _geometry(data, position, cache)
     threads = len(cache.shared_cpus)
     lines = [f"  - level: {cache.name}", *comments,
-             f"    size per group: {size_text(cache.size)}   # [detected] CPUID: {cache.sets} "
-             f"sets x {cache.ways} ways x {cache.line_size} B",
+             f"    size per group: {size_text(cache.size)}   # {size_note}",
              f"    groups: {cache.instances}",
              f"    cores per group: {max(1, threads // max(1, topo.threads_per_core))}",
              f"    threads per group: {threads}",
@@ -289,7 +323,7 @@ def _render_level(data: "HostData", position: int, cache: CacheInfo) -> list[str
     return lines
 
 
-def _streaming_limit_lines(data: "HostData", cache: CacheInfo) -> list[str]:
+def _streaming_limit_lines(data: HostData, cache: CacheInfo) -> list[str]:
     """'streaming limit: measured' when this file carries L1 bandwidths to take it from.
 
     The compiled loops of streaming kernels sustain less register<->L1 bandwidth than
@@ -306,29 +340,12 @@ def _streaming_limit_lines(data: "HostData", cache: CacheInfo) -> list[str]:
             f"({how}); 'ports' = the published ECM model (docs/ecm-model.md)"]
 
 
-def _fill_lines(data: "HostData", cache: CacheInfo) -> list[str]:
-    """'whole working set fill' from the end of the level's plateau in the load sweep.
-
-    The last swept size still on the plateau, as a share of the CPUID size, is how much
-    of the level a repeatedly swept working set may fill and still run at its speed
-    (kerncraft/cache/lc_hierarchy.py). It is a lower bound (the real step lies between
-    that size and the next swept one). A share below the layer conditions' fill factor
-    1/2 is not written: at three sizes per octave that is more likely a noisy sweep or a
-    VM that gives the core less than CPUID says, and the default is safer.
-    """
+def _fill_lines(data: HostData, cache: CacheInfo) -> list[str]:
     choice = next((c for c in data.choices if c.level == cache.name), None)
-    plateau = choice.plateau if choice is not None else None
-    if plateau is None or cache.size <= 0:
-        return []
-    share = math.floor(min(1.0, plateau.last / cache.size) * 100) / 100
-    where = (f"the load sweep stays on the {cache.name} plateau up to {size_text(plateau.last)}"
-             f" of {size_text(cache.size)}")
-    if share < 0.5:
-        return [f"    # [measured] {where} ({share:.0%}): below 1/2, not used (default kept)"]
-    return [f"    whole working set fill: {share:.2f}   # [measured] {where}"]
+    return fill_lines(cache.name, cache.size, choice.plateau if choice is not None else None)
 
 
-def _render_hierarchy(data: "HostData") -> str:
+def _render_hierarchy(data: HostData) -> str:
     topo = data.topology
     lines = [f"cacheline size: {cacheline(topo)} B", "memory hierarchy:"]
     for position, cache in enumerate(topo.caches):
@@ -344,7 +361,7 @@ def _render_hierarchy(data: "HostData") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _penalty_lines(data: "HostData") -> list[str]:
+def _penalty_lines(data: HostData) -> list[str]:
     """'penalty cycles per cacheline load/store' fitted as kerncraft/machinegen/penalty_fit.py
     says, where the in-cache transfers overlap and the memory transfer does not (Zen):
     there the ECM composition has nothing else to explain why one core streams from
@@ -380,7 +397,7 @@ def _penalty_lines(data: "HostData") -> list[str]:
 
 # ---------------------------------------------------------------- benchmarks
 
-def _kernel_lines(data: "HostData") -> list[str]:
+def _kernel_lines(data: HostData) -> list[str]:
     lines = []
     builtin = data.backend == "builtin"
     for name, k in KERNELS.items():
@@ -406,8 +423,30 @@ def _choice_reason(choice) -> str:
             "this and the level above, as kerncraft-validate sizes kernels")
 
 
-def _render_benchmarks(data: "HostData") -> str:
-    lines = ["# Streaming kernels in the convention of all machine files: 'read streams' and",
+def _measured_cores_lines(data: HostData) -> list[str]:
+    """'measured cores: N of M' (our extension, MachineModel.measured_cores) and why N."""
+    topo = data.topology
+    used, of = (max(data.cores) if data.cores else 1), topo.cores_per_socket
+    if used < of:
+        why = (f"this process may run on {len(topo.core_cpus)} core(s) only (CPU affinity: "
+               "taskset or a cgroup)" if used == len(topo.core_cpus) else "--max-cores")
+        note = [f"# ONLY {used} of the {of} cores of a socket were measured ({why}): the "
+                f"bandwidths below are those of at most {used} core(s),",
+                "# not of a saturated socket; a model that takes the saturated memory "
+                f"bandwidth from this file gets that of {used} core(s)."]
+    elif topo.hypervisor:
+        note = [f"# All {of} cores (vCPUs) this virtual machine shows were measured; the host's "
+                "socket may have more,", "# whose saturated memory bandwidth is not measurable "
+                "from here."]
+    else:
+        note = [f"# All {of} cores of a socket were measured."]
+    return note + [f"measured cores: {used} of {of}   # [measured] largest core count of the "
+                   "bandwidth tables, of the cores per socket"]
+
+
+def _render_benchmarks(data: HostData) -> str:
+    lines = [*_measured_cores_lines(data),
+             "# Streaming kernels in the convention of all machine files: 'read streams' and",
              "# 'write streams' include arrays read and written, counted again under",
              "# 'read+write streams'; bytes per iteration; bandwidths count these bytes only",
              "# (no write-allocate traffic), like likwid-bench.",

@@ -11,9 +11,9 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from kerncraft.machinegen.render import size_text as _size
 from kerncraft.measure.streams import Plateau
 from kerncraft.measure.topology import CacheInfo
+from kerncraft.units import format_machine_size as _size
 from kerncraft.validation.sizes import level_centre
 
 __all__ = ["LevelChoice", "choose_working_sets", "level_names"]

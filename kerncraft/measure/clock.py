@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kerncraft.measure.timing import compile_program, default_cpu, require_x86_64_linux, run_pinned
+from kerncraft.measure.topology import cpu_flags
 from kerncraft.errors import ToolError
 
 __all__ = ["ClockCalibration", "FmaThroughput", "calibrate_clock", "calibrate_clock_cached",
@@ -189,7 +190,7 @@ def calibrate_clock(duration: float = 0.1, repetitions: int = 5, cpu: int | None
         raise ValueError("duration must be positive and repetitions at least 1")
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of {', '.join(_KINDS)}")
-    if kind == "avx512" and "avx512f" not in _cpu_flags():
+    if kind == "avx512" and "avx512f" not in cpu_flags():
         raise ToolError("this CPU has no AVX-512; cannot calibrate the AVX-512 clock")
     mode, chain = _KINDS[kind]
     cpu = default_cpu() if cpu is None else cpu
@@ -225,7 +226,7 @@ def measure_fma_throughput(clock: ClockCalibration, duration: float = 0.05,
     """
     if cpu is None:
         cpu = clock.cpu if clock.cpu is not None else default_cpu()
-    if "avx512f" not in _cpu_flags():
+    if "avx512f" not in cpu_flags():
         raise ToolError("this CPU has no AVX-512; the FMA throughput probe needs it")
     samples, _ = _run(1, 2_000, duration, repetitions, cpu)
     rates = [n * 120 / t for n, t in samples]
@@ -253,11 +254,6 @@ def _cpuinfo_blocks() -> list[dict[str, str]]:
                 entry[key.strip()] = value.strip()
         blocks.append(entry)
     return blocks
-
-
-def _cpu_flags() -> set[str]:
-    blocks = _cpuinfo_blocks()
-    return set(blocks[0].get("flags", "").split()) if blocks else set()
 
 
 def cpuinfo_hz(cpu: int | None = None) -> float | None:

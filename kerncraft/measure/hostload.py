@@ -17,6 +17,14 @@ The machine is *busy* when the load not caused by us exceeds 0.5 per core
 or some other process uses more than 20 % CPU. ``kerncraft-machine`` then
 warns (and with ``--strict`` refuses) and records the numbers in the file.
 
+During the run the load is sampled again at every boundary between measuring
+phases (:class:`LoadWatch`), without waiting: ``/proc/stat`` gives the busy and
+steal time of the CPUs we run on, ``os.times()`` our own CPU time and that of
+the benchmark programs we ran and waited for; the difference is what other
+processes took during the phase (also short-lived ones, which a per-process
+sample misses), steal what the hypervisor gave to other guests. A phase in
+which either exceeds :data:`PHASE_BUSY_SHARE` of the CPUs' time counts as busy.
+
 Real-time priority (SCHED_FIFO 50, what ``chrt -f 50`` sets) keeps ordinary
 processes off the benchmark's cores while it runs; child processes inherit
 it. It needs root or CAP_SYS_NICE; Linux still leaves 5 % of each second to
@@ -31,12 +39,18 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 __all__ = ["BusyProcess", "LoadReport", "parse_loadavg", "cpu_times", "busy_processes",
-           "check_load", "try_realtime", "LOAD_PER_CORE", "BUSY_PERCENT"]
+           "check_load", "try_realtime", "LOAD_PER_CORE", "BUSY_PERCENT", "CpuSample",
+           "PhaseLoad", "parse_proc_stat", "cpu_sample", "phase_load", "LoadWatch",
+           "PHASE_BUSY_SHARE"]
 
 #: Load per core, beyond our own, above which the machine counts as busy.
 LOAD_PER_CORE = 0.5
 #: CPU share of one other process (percent of one CPU) that counts as busy.
 BUSY_PERCENT = 20.0
+#: Share of our CPUs' time that other processes (or the hypervisor, as steal) may take
+#: during a phase before it counts as busy: 10 % taken disturbs a bandwidth point by
+#: about as much, twice the 5 % within which its runs must agree.
+PHASE_BUSY_SHARE = 0.10
 
 _PROC = Path("/proc")
 
@@ -148,3 +162,97 @@ def try_realtime(priority: int = 50) -> str:
     except OSError as exc:
         return f"real-time priority: refused ({exc}); measured at normal priority"
     return f"real-time priority: used (SCHED_FIFO {priority}, as chrt -f {priority})"
+
+
+# ---------------------------------------------------------------- load during the run
+
+@dataclass(frozen=True)
+class CpuSample:
+    """CPU time at one moment: of our CPUs (from /proc/stat) and our own."""
+
+    time: float                    # time.monotonic()
+    busy: float                    # CPU seconds busy (user, nice, system, irq, softirq)
+    steal: float                   # CPU seconds stolen by the hypervisor
+    own: float                     # CPU seconds of this process and its waited-for children
+    cpus: int                      # CPUs summed over
+
+
+def parse_proc_stat(text: str, cpus: frozenset[int] | None = None) -> tuple[int, int, int]:
+    """(busy ticks, steal ticks, CPUs counted) of /proc/stat text, summed over the
+    ``cpuN`` lines of ``cpus`` (None: every CPU). Busy = user + nice + system + irq +
+    softirq (idle and iowait are not busy; guest time is already in user)."""
+    busy = steal = count = 0
+    for line in text.splitlines():
+        fields = line.split()
+        if not fields or not fields[0].startswith("cpu") or fields[0] == "cpu":
+            continue
+        if cpus is not None and int(fields[0][3:]) not in cpus:
+            continue
+        ticks = [int(v) for v in fields[1:9]] + [0] * max(0, 9 - len(fields))
+        busy += ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]
+        steal += ticks[7]
+        count += 1
+    return busy, steal, count
+
+
+def cpu_sample(cpus: frozenset[int] | None = None) -> CpuSample | None:
+    """A :class:`CpuSample` of the CPUs this process may run on (None off Linux)."""
+    if cpus is None and hasattr(os, "sched_getaffinity"):
+        cpus = frozenset(os.sched_getaffinity(0))
+    try:
+        busy, steal, count = parse_proc_stat((_PROC / "stat").read_text(), cpus)
+    except (OSError, ValueError):
+        return None
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    own = os.times()
+    return CpuSample(time.monotonic(), busy / tick, steal / tick,
+                     own.user + own.system + own.children_user + own.children_system,
+                     max(1, count))
+
+
+@dataclass(frozen=True)
+class PhaseLoad:
+    """What others took of our CPUs during one measuring phase."""
+
+    phase: str
+    seconds: float
+    others: float                  # CPUs used by other processes, averaged over the phase
+    steal: float                   # CPUs stolen by the hypervisor, averaged
+    cpus: int
+
+    @property
+    def busy(self) -> bool:
+        return max(self.others, self.steal) > PHASE_BUSY_SHARE * self.cpus
+
+    def summary(self) -> str:
+        return (f"{self.phase} ({self.seconds:.1f} s): other processes {self.others:.2f} of "
+                f"{self.cpus} CPU(s), steal {self.steal:.2f}" + (" -- BUSY" if self.busy else ""))
+
+
+def phase_load(phase: str, before: CpuSample, after: CpuSample) -> PhaseLoad:
+    """The load of other processes between two samples (our own time subtracted)."""
+    seconds = max(after.time - before.time, 1e-9)
+    others = max(0.0, (after.busy - before.busy) - (after.own - before.own)) / seconds
+    steal = max(0.0, after.steal - before.steal) / seconds
+    return PhaseLoad(phase, seconds, others, steal, after.cpus)
+
+
+class LoadWatch:
+    """Samples at phase boundaries; :attr:`loads` collects one :class:`PhaseLoad` per
+    phase, and a busy phase is reported through ``warn`` at once."""
+
+    def __init__(self, sample: Callable[[], CpuSample | None],
+                 warn: Callable[[str], None]) -> None:
+        self._sample, self._warn = sample, warn
+        self._last = sample()
+        self.loads: list[PhaseLoad] = []
+
+    def phase(self, name: str) -> None:
+        """Close the phase ``name`` (it began at the previous call or at creation)."""
+        now = self._sample()
+        if now is not None and self._last is not None:
+            load = phase_load(name, self._last, now)
+            self.loads.append(load)
+            if load.busy:
+                self._warn(f"warning: the machine got busy during {load.summary()}")
+        self._last = now

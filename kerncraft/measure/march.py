@@ -14,6 +14,8 @@ Vector width: gcc and clang prefer 256-bit vectors even with AVX-512.
 ``-mprefer-vector-width=512`` is added only where 512-bit instructions run at
 full width (Intel server cores with two 512-bit FMA units, Zen 5 server and
 desktop cores); Zen 4 splits them into two halves, Zen 1-3 have no AVX-512.
+What was measured counts over the table (:func:`full_width_512`): more than one
+512-bit FMA per cycle can only come from two full-width units.
 """
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ from typing import Callable, Sequence
 
 from kerncraft.measure.uarch import Microarchitecture
 
-__all__ = ["CompilerFlags", "Probe", "accepts_option", "choose_flags", "choose_compiler_flags"]
+__all__ = ["CompilerFlags", "Probe", "accepts_option", "choose_flags", "choose_compiler_flags",
+           "full_width_512"]
 
 #: (compiler, option) -> True if accepted, False if rejected, None if not installed.
 Probe = Callable[[str, str], "bool | None"]
@@ -107,6 +110,17 @@ def _fallback(uarch: Microarchitecture, compiler: str, probe: Probe,
     if rejected:
         note += f" (-mtune={', '.join(rejected)} rejected)"
     return CompilerFlags(compiler, _compose(level, tune, uarch.native_512), True, note)
+
+
+def full_width_512(uarch: Microarchitecture, measured_units: int | None) -> tuple[bool, str]:
+    """Whether 512-bit ops run at full width, and on what evidence: a measured FMA
+    throughput of two 512-bit units proves it whatever the table says (one unit
+    measured may be one full unit or two halves: the table decides)."""
+    if measured_units is not None and measured_units >= 2:
+        return True, "measured: two full-width 512-bit FMA units"
+    if uarch.native_512:
+        return True, f"as for {uarch.core}" if uarch.core else "as the table says"
+    return False, ""
 
 
 def choose_compiler_flags(uarch: Microarchitecture, compilers: Sequence[str] = ("gcc", "clang"),

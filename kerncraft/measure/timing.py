@@ -64,6 +64,7 @@ __all__ = [
     "PROTOCOL_TIME", "PROTOCOL_REPETITIONS", "PROTOCOL_CPU_TIME", "C_PROTOCOL_HELPERS",
     "REPETITIONS_PLACEHOLDER", "ProgramReport", "Measurement", "require_x86_64_linux",
     "is_x86_64_linux", "find_c_compiler", "bench_cache_dir", "compile_program",
+    "compiler_identity", "host_cpu_fingerprint",
     "run_pinned", "parse_protocol", "measure", "default_cpu", "describe_exit",
 ]
 
@@ -183,7 +184,8 @@ def bench_cache_dir() -> Path:
 
 
 @functools.lru_cache(maxsize=16)
-def _compiler_identity(path: str) -> str:
+def compiler_identity(path: str) -> str:
+    """First line of ``path --version``: the compiler build, for keys of cached programs."""
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True,
                              timeout=60, check=False)
@@ -194,8 +196,9 @@ def _compiler_identity(path: str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _host_cpu_fingerprint() -> str:
-    """Model name and flags of the first CPU: what '-march=native' depends on."""
+def host_cpu_fingerprint() -> str:
+    """Model name and flags of the first CPU: what '-march=native' depends on (a part
+    of the key of a program cached after compiling with it)."""
     try:
         text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -211,12 +214,12 @@ def compile_program(source: str, *, compiler: str = "gcc",
     """Compile a C program (cached by content) and return the executable's path."""
     path = find_c_compiler(compiler)
     key = hashlib.sha256()
-    for part in (_CACHE_VERSION, path, _compiler_identity(path), "\0".join(flags),
+    for part in (_CACHE_VERSION, path, compiler_identity(path), "\0".join(flags),
                  "\0".join(libraries), source):
         key.update(part.encode())
         key.update(b"\0\1")
     if any("native" in f for f in flags):
-        key.update(_host_cpu_fingerprint().encode())
+        key.update(host_cpu_fingerprint().encode())
     target = bench_cache_dir() / f"prog-{key.hexdigest()[:32]}"
     if target.is_file() and os.access(target, os.X_OK):
         return target

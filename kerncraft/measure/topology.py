@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from kerncraft.measure.uarch import Microarchitecture, identify_microarchitecture
+from kerncraft.measure.uarch import CoreCaches, Microarchitecture, identify_microarchitecture
 
 __all__ = ["CacheInfo", "HostTopology", "FlopsEstimate", "Microarchitecture",
            "detect_topology", "cpu_flags", "cpu_vendor", "core_cpus", "flops_per_cycle",
            "identify_microarchitecture", "parse_cpu_list", "parse_cpuinfo", "parse_size", "incore_ports",
-           "transparent_hugepage"]
+           "transparent_hugepage", "core_caches"]
 
 _SYS_CPU = Path("/sys/devices/system/cpu")
 
@@ -157,8 +157,10 @@ def host_incore_model() -> str | None:
     core is not in the table)."""
     info = _cpuinfo_first()
     family, model, stepping = (_int(info.get(k)) for k in ("cpu family", "model", "stepping"))
+    cpus = tuple(sorted(os.sched_getaffinity(0)))
+    threads = _core_layout(cpus)[1]
     uarch = identify_microarchitecture(info.get("vendor_id", "unknown"), family, model,
-                                       stepping, cpu_flags())
+                                       stepping, cpu_flags(), core_caches(_caches(cpus), threads))
     return uarch.incore_model
 
 
@@ -232,6 +234,16 @@ def _caches(cpus: tuple[int, ...]) -> tuple[CacheInfo, ...]:
     return tuple(sorted(found, key=lambda c: c.level))
 
 
+def core_caches(caches: tuple[CacheInfo, ...], threads_per_core: int) -> CoreCaches:
+    """L1d size and L2 bytes per core, the cache sizes that tell core generations apart."""
+    l1d = next((c for c in caches if c.level == 1 and c.type == "Data"), None)
+    l2 = next((c for c in caches if c.level == 2), None)
+    per_core = None
+    if l2 is not None:
+        per_core = l2.size // max(1, len(l2.shared_cpus) // max(1, threads_per_core))
+    return CoreCaches(l1d.size if l1d else None, per_core)
+
+
 def _core_layout(cpus: tuple[int, ...]) -> tuple[int, int, tuple[int, ...]]:
     """(sockets, threads per core, first CPU of each core)."""
     cores: dict[tuple[int, int], list[int]] = {}
@@ -274,7 +286,9 @@ def detect_topology(use_likwid: bool = True) -> HostTopology:
     nodes = len(list(Path("/sys/devices/system/node").glob("node[0-9]*"))) or 1
     family, model, stepping = (_int(info.get(k)) for k in ("cpu family", "model", "stepping"))
     vendor = info.get("vendor_id", "unknown")
-    uarch = identify_microarchitecture(vendor, family, model, stepping, flags)
+    caches = _caches(online)
+    uarch = identify_microarchitecture(vendor, family, model, stepping, flags,
+                                       core_caches(caches, threads))
     cpu_type = _likwid_cpu_type() if use_likwid else None
     notes = []
     if "hypervisor" in flags:
@@ -285,19 +299,27 @@ def detect_topology(use_likwid: bool = True) -> HostTopology:
         model=model, stepping=stepping, flags=flags, sockets=sockets,
         cores_per_socket=max(1, len(firsts) // sockets), threads_per_core=threads,
         numa_domains=nodes, cpus=cpus,
-        core_cpus=tuple(c for c in firsts if c in cpus) or cpus, caches=_caches(online),
+        core_cpus=tuple(c for c in firsts if c in cpus) or cpus, caches=caches,
         uarch=uarch, cpu_type=cpu_type, hypervisor="hypervisor" in flags,
         source="sysfs+likwid-topology" if cpu_type else "sysfs", notes=tuple(notes))
 
 
 def incore_ports(database: str | None) -> tuple[list[str], list[str]] | None:
-    """(overlapping, non-overlapping) ports of a bundled in-core database."""
+    """(overlapping, non-overlapping) ports of a bundled in-core database, following its
+    ``extends`` chain (CSX.yml, ZEN3.yml, ZEN4.yml inherit their port lists)."""
     if database is None:
         return None
-    path = Path(__file__).resolve().parents[1] / "incore" / "databases" / f"{database}.yml"
+    folder = Path(__file__).resolve().parents[1] / "incore" / "databases"
     try:
         from ruamel.yaml import YAML
-        data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        seen: set[str] = set()
+        data: dict = {}
+        while database not in seen:
+            seen.add(database)
+            data = YAML(typ="safe").load((folder / f"{database}.yml").read_text(encoding="utf-8"))
+            if "ports" in data and "load_data_ports" in data:
+                break
+            database = str(data.get("extends", database))
         ports, load_data = list(data["ports"]), list(data["load_data_ports"])
     except Exception:        # a missing/odd database only costs the ports blocks
         return None

@@ -30,13 +30,29 @@ this was written against listed Zen 2 as 0x30-0x3F/0x60-0x7F/0x90-0x9F/
 0x92-0x9F unassigned). gcc (cpuinfo.h) and LLVM (Host.cpp) agree for Zen 5
 (family 0x1A models up to 0x77 -> znver5). Family 0x1A models outside the
 Zen 5 ranges are treated as Zen 5 too (the closest core we know), with a note.
+
+When the table has no answer
+----------------------------
+A model the table does not know (a hypervisor may report any model: a Golden
+Cove server guest showed family 6 model 167), or one whose record is older than
+the feature flags show, is not given up on: :func:`identify_microarchitecture`
+takes the nearest core class from the ISA flags and cache sizes
+(:mod:`kerncraft.measure.coreclass`), with a note saying so and why, and its own
+``-march`` only where the flags show every extension it switches on. CPUs with
+no class get a generic record (flagged :attr:`Microarchitecture.generic`), never
+none. The client-core records (ADL, SKL, BDW, HSW, IVB, SNB) exist for that: their
+overlap flags, L3 inclusion and upstream figures follow Kerncraft's published
+Haswell-EP, Broadwell-EP, Sandy Bridge-EP and Ivy Bridge-EP machine files.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from kerncraft.measure.coreclass import (CoreCaches, CoreClass, classify, is_newer,
+                                         missing_for_level, missing_for_march)
+
 __all__ = ["OverlapFlag", "UpstreamFigure", "Microarchitecture", "identify_microarchitecture", "lookup",
-           "INTEL_NO_OVERLAP", "ZEN1_OVERLAP", "ZEN2_OVERLAP"]
+           "RECORDS", "CoreCaches", "INTEL_NO_OVERLAP", "ZEN1_OVERLAP", "ZEN2_OVERLAP"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +96,8 @@ class Microarchitecture:
     overlap: tuple[OverlapFlag, ...] = ()
     l2_misses_from_l3: bool = False  # victim L3 still looked up on an L2 miss (Zen files)
     upstream: tuple[UpstreamFigure, ...] = ()
+    identification: str = ""       # how the record was chosen when not by the CPUID table
+    generic: bool = False          # no core class fitted: a guess (the file says so loudly)
 
     def upstream_figure(self, level: str) -> UpstreamFigure | None:
         return next((f for f in self.upstream if f.level == level), None)
@@ -164,8 +182,6 @@ _GNR = _intel("GNR", "Intel GraniteRapids processor", "Redwood Cove", "SPR", "gr
               "no Redwood Cove database; SPR (Golden Cove) is the closest: same execution "
               "ports and 2x512-bit FMA", osaca="SPR")
 
-_ZEN_NOTE = ("no {core} database; ZEN2 is the closest available ({why})")
-
 
 def _zen(code: str, core: str, incore: str, march: str, mtune: tuple[str, ...], *,
          fma: int, avx512: bool, native_512: bool, overlap: tuple[OverlapFlag, ...],
@@ -190,14 +206,12 @@ _ZEN1 = _zen("ZEN1", "Zen", "ZEN", "znver1", ("znver1",), fma=1, avx512=False,
              native_512=False, overlap=ZEN1_OVERLAP, upstream=_ZEN1_UPSTREAM)
 _ZEN2 = _zen("ZEN2", "Zen 2", "ZEN2", "znver2", ("znver2",), fma=2, avx512=False,
              native_512=False, overlap=ZEN2_OVERLAP, upstream=_ZEN2_UPSTREAM)
-_ZEN3 = _zen("ZEN3", "Zen 3", "ZEN2", "znver3", ("znver3", "znver2"), fma=2, avx512=False,
-             native_512=False, overlap=_ZEN3_OVERLAP, upstream=_ZEN3_UPSTREAM,
-             note=_ZEN_NOTE.format(core="Zen 3", why="same four FP pipes, two 256-bit FMA; "
-                                   "Zen 3 adds a third load port and a sixth ALU"))
-_ZEN4 = _zen("ZEN4", "Zen 4", "ZEN2", "znver4", ("znver4", "znver3"), fma=1, avx512=True,
-             native_512=False, overlap=_ZEN3_OVERLAP, upstream=_ZEN3_UPSTREAM,
-             note=_ZEN_NOTE.format(core="Zen 4", why="two 256-bit FMA pipes; Zen 4 runs "
-                                   "AVX-512 on them in two halves, which ZEN2 does not know"))
+# Zen 3 and Zen 4 have their own databases since issue 12 (ZEN3.yml, ZEN4.yml: drafted
+# from llvm-mca and AMD's optimization guides, not yet measured on a host).
+_ZEN3 = _zen("ZEN3", "Zen 3", "ZEN3", "znver3", ("znver3", "znver2"), fma=2, avx512=False,
+             native_512=False, overlap=_ZEN3_OVERLAP, upstream=_ZEN3_UPSTREAM)
+_ZEN4 = _zen("ZEN4", "Zen 4", "ZEN4", "znver4", ("znver4", "znver3"), fma=1, avx512=True,
+             native_512=False, overlap=_ZEN3_OVERLAP, upstream=_ZEN3_UPSTREAM)
 _ZEN5 = _zen("ZEN5", "Zen 5", "ZEN5", "znver5", ("znver5", "znver4", "znver3"), fma=2,
              avx512=True, native_512=True, overlap=_ZEN3_OVERLAP, upstream=_ZEN5_UPSTREAM,
              osaca="ZEN4")
@@ -206,6 +220,52 @@ _ZEN5 = _zen("ZEN5", "Zen 5", "ZEN5", "znver5", ("znver5", "znver4", "znver3"), 
 _ZEN5_MOBILE = replace(_ZEN5, fma_units=1, native_512=False,
                        incore_note="mobile Zen 5 with a 256-bit FP datapath: ZEN5 port model "
                                    "with 512-bit ops at half rate not modelled")
+
+# Intel client cores (and server cores whose AVX-512 a hypervisor hides), reached only
+# from the feature flags: inclusive L3 that L2 misses look up; upstream as Kerncraft's
+# published Haswell-EP / Broadwell-EP (L2 64, L3 32 B/cy) and Sandy / Ivy Bridge-EP
+# (32, 32 B/cy) files, all half-duplex and non-overlapping.
+_HSW_SRC = "published Kerncraft HaswellEP_E5-2695v3 machine file"
+_SNB_SRC = "published Kerncraft SandyBridgeEP_E5-2680 machine file"
+_HSW_UPSTREAM = (UpstreamFigure("L2", 64.0, "half-duplex", _HSW_SRC),
+                 UpstreamFigure("L3", 32.0, "half-duplex", _HSW_SRC))
+_CLIENT_OVERLAP = tuple(OverlapFlag(lvl, False, "Intel cores: in-core work and transfers do not "
+                                    "overlap (the published Kerncraft Sandy Bridge-EP ... "
+                                    "Broadwell-EP files write false on all levels)")
+                        for lvl in ("L1", "L2", "L3", "MEM"))
+_SNB_UPSTREAM = (UpstreamFigure("L2", 32.0, "half-duplex", _SNB_SRC),
+                 UpstreamFigure("L3", 32.0, "half-duplex", _SNB_SRC))
+
+
+def _client(code: str, name: str, core: str, incore: str, march: str, mtune: tuple[str, ...],
+            *, avx2: bool = True, note: str = "", osaca: str | None = None) -> Microarchitecture:
+    """Intel core without AVX-512: two 256-bit FMA units (AVX2), or one 256-bit add and
+    one multiply unit (AVX: fma_units 1 gives their 4 + 4 DP FLOP/cy)."""
+    return Microarchitecture(code, name, core, incore, note, f"-mcpu={march}", osaca or code,
+                             fma_units=2 if avx2 else 1, vendor="GenuineIntel", march=march,
+                             isa_level="x86-64-v3" if avx2 else "x86-64-v2", mtune=mtune,
+                             overlap=_CLIENT_OVERLAP,
+                             upstream=_HSW_UPSTREAM if avx2 else _SNB_UPSTREAM)
+
+
+_ADL = _client("ADL", "Intel AlderLake processor", "Golden Cove", "SPR", "alderlake",
+               ("alderlake", "skylake"), osaca="SPR",
+               note="no client Golden Cove database; SPR (the server Golden Cove) without "
+                    "AVX-512 is the closest")
+_SKL = _client("SKL", "Intel Skylake processor", "Skylake", "SKX", "skylake", ("skylake",),
+               osaca="SKX", note="Skylake client core: the SKX database (the same core; the "
+                                 "client part has no AVX-512)")
+_BDW = _client("BDW", "Intel Broadwell processor", "Broadwell", "BDW", "broadwell",
+               ("broadwell", "haswell"))
+_HSW = _client("HSW", "Intel Haswell processor", "Haswell", "HSW", "haswell", ("haswell",))
+_IVB = _client("IVB", "Intel IvyBridge processor", "Ivy Bridge", "IVB", "ivybridge",
+               ("ivybridge", "sandybridge"), avx2=False)
+_SNB = _client("SNB", "Intel SandyBridge processor", "Sandy Bridge", "SNB", "sandybridge",
+               ("sandybridge",), avx2=False)
+
+#: Every record by its code (the classes :func:`kerncraft.measure.coreclass.classify` names).
+RECORDS = {r.code: r for r in (_SKX, _CSX, _ICX, _SPR, _EMR, _GNR, _ADL, _SKL, _BDW, _HSW,
+                               _IVB, _SNB, _ZEN1, _ZEN2, _ZEN3, _ZEN4, _ZEN5)}
 
 # (family, model) of Intel server cores; 0x55 is split by stepping in lookup().
 _INTEL_MODELS = {0x55: _SKX, 0x6A: _ICX, 0x6C: _ICX, 0x8F: _SPR, 0xCF: _EMR,
@@ -243,15 +303,61 @@ def lookup(vendor: str, family: int | None, model: int | None,
 
 
 def identify_microarchitecture(vendor: str, family: int | None, model: int | None,
-                               stepping: int | None, flags: frozenset[str]) -> Microarchitecture:
-    """Name the core from CPUID (stepping separates SKX from CSX); unknown cores get a
-    record without database whose compiler flags follow the ISA in ``flags``."""
+                               stepping: int | None, flags: frozenset[str],
+                               caches: CoreCaches | None = None) -> Microarchitecture:
+    """Name the core: the CPUID table (stepping separates SKX from CSX) unless the model
+    is not in it or the flags show a newer core; then the nearest class from the flags
+    and ``caches`` (:mod:`kerncraft.measure.coreclass`), with a note saying why. Never
+    without a database: an unidentifiable CPU gets a generic record (``generic``)."""
     record = lookup(vendor, family, model, stepping)
-    if record is not None:
+    if record is not None and not flags:
+        return record                  # nothing to check the table against
+    found = classify(vendor, flags, caches)
+    if record is not None and not is_newer(found.code, record.code):
+        return _fit_to_flags(record, flags, "", strict=False)
+    chosen = RECORDS[found.code]
+    why = f"{_signature(family, model)} is " + (
+        f"{record.core} ({record.code}) in the table, but " if record is not None
+        else "not a server core of the table; " if vendor == "GenuineIntel"
+        else "not in the table; ") + f"{found.reason}: {found.code}"
+    if found.generic:
+        chosen = replace(chosen, march=None, isa_level=None if not flags else chosen.isa_level,
+                         generic=True)
+    return _fit_to_flags(chosen, flags, why, strict=True, geometry=found)
+
+
+_LOWER_LEVEL = {"x86-64-v4": "x86-64-v3", "x86-64-v3": "x86-64-v2"}
+
+
+def _signature(family: int | None, model: int | None) -> str:
+    if family is None or model is None:
+        return "the CPUID signature (unknown)"
+    return f"CPUID family {family} model {model} (0x{family:02X}/0x{model:02X})"
+
+
+def _fit_to_flags(record: Microarchitecture, flags: frozenset[str], why: str, *, strict: bool,
+                  geometry: CoreClass | None = None) -> Microarchitecture:
+    """The record with compiler targets this CPU can run. ``strict`` (a record chosen from
+    the flags): its own -march only if the flags show every extension it switches on;
+    always: no x86-64-v4 (and 512-bit figures) without AVX-512, no -v3 without AVX2/FMA."""
+    notes = [why] if why else []
+    march, level = record.march, record.isa_level
+    native, fma = record.native_512, record.fma_units
+    if flags and march and (strict and missing_for_march(march, flags)
+                            or geometry is not None and geometry.from_geometry):
+        notes.append(f"-march={march} needs {', '.join(missing_for_march(march, flags))} "
+                     "that the flags do not show: ISA level and -mtune instead"
+                     if missing_for_march(march, flags) else
+                     f"-march={march} not used: the flags do not show this core's extensions")
+        march = None
+    while flags and level is not None and missing_for_level(level, flags):
+        notes.append(f"no {', '.join(missing_for_level(level, flags))} in the flags: not "
+                     f"{level}" + (", 256-bit code on two 256-bit FMA units"
+                                   if level == "x86-64-v4" else ""))
+        if level == "x86-64-v4":
+            native, fma = False, 2
+        march, level = None, _LOWER_LEVEL.get(level)
+    if not notes:
         return record
-    avx512 = "avx512f" in flags
-    width = "AVX-512" if avx512 else "AVX2" if "avx2" in flags else "SSE"
-    isa = "x86-64-v4" if avx512 else "x86-64-v3" if "avx2" in flags and "fma" in flags else None
-    return Microarchitecture("UNKNOWN", f"{vendor} family {family} model {model} ({width})",
-                             "unknown", None, "no in-core database for this CPU", vendor=vendor,
-                             isa_level=isa)
+    return replace(record, march=march, isa_level=level, native_512=native, fma_units=fma,
+                   identification="; ".join(notes))

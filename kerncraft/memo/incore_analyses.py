@@ -38,7 +38,10 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+if TYPE_CHECKING:
+    from kerncraft.incore.analysis import InCoreAnalysis
 
 __all__ = ["FORMAT_VERSION", "analyzer_fingerprint", "database_fingerprint", "result_key",
            "load", "store", "CachedSelection", "CachedAnalysis", "selection_essentials",
@@ -124,7 +127,7 @@ def _bundled_files() -> tuple[Path, ...]:
     return tuple(sorted(DATABASE_DIR.glob("*.yml")))
 
 
-def result_key(*parts: Any) -> str:
+def result_key(*parts: object) -> str:
     """sha256 of the format version, the analyzer fingerprint and ``parts`` (by repr)."""
     h = hashlib.sha256(f"kerncraft-incore-result/{FORMAT_VERSION}".encode())
     h.update(analyzer_fingerprint().encode())
@@ -187,15 +190,15 @@ def selection_essentials(selection) -> dict:
     return doc
 
 
-def analysis_essentials(analysis) -> dict:
+def analysis_essentials(analysis: InCoreAnalysis) -> dict:
     """The JSON-able numbers of an in-core analysis the models use."""
-    doc = {f: _jsonable(getattr(analysis, f, None)) for f in _ANALYSIS_FIELDS}
+    doc = {f: _jsonable(getattr(analysis, f)) for f in _ANALYSIS_FIELDS}
     doc["port_totals"] = [[p, c] for p, c in analysis.port_totals.items()]
     doc["vector_accesses"] = [[a.kind, a.vector_bytes, a.count]
-                              for a in getattr(analysis, "vector_accesses", ())]
+                              for a in analysis.vector_accesses]
     doc["line_split_costs"] = [[c.kind, c.vector_bytes, list(c.ports), c.cycles]
-                               for c in getattr(analysis, "line_split_costs", ())]
-    layout = getattr(analysis, "loop_layout", None)
+                               for c in analysis.line_split_costs]
+    layout = analysis.loop_layout
     doc["loop_layout"] = layout.to_dict() if layout is not None else None
     return doc
 
@@ -213,7 +216,8 @@ class _Lazy:
         self.__dict__.update(fields)
         self.__dict__["_full_fn"] = full
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
+        # a stand-in: a field it does not store comes from the full result
         if name.startswith("__") or name == "_full_fn":
             raise AttributeError(name)
         full = self.__dict__.get("_full")

@@ -35,9 +35,12 @@ import platform
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kerncraft.diskstore import atomic_write, cache_directory, entry_path
+
+if TYPE_CHECKING:
+    from kerncraft.options import AnalysisOptions
 
 __all__ = ["FORMAT_VERSION", "NO_REPORT_CACHE_ENV", "Manifest", "StoredPoint", "ToolStamp",
            "enabled", "host_fingerprint",
@@ -105,7 +108,7 @@ def host_fingerprint() -> str:
 
 
 def run_key(kernel_source: str, kernel_name: str | None, machine_path: str,
-            machine_bytes: bytes, models: Sequence[str], options: Any) -> str:
+            machine_bytes: bytes, models: Sequence[str], options: AnalysisOptions) -> str:
     """sha256 of one run's inputs except the -D values (see the module doc).
 
     ``options`` is an :class:`~kerncraft.options.AnalysisOptions`; its ``repr``

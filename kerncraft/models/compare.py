@@ -5,14 +5,14 @@ cache line of work (cy/CL): positive means the model predicts a slower kernel
 than measured (pessimistic), negative a faster one (optimistic). Models that
 predict a full runtime are compared: ECM (its scaling-table row for ``-c``),
 RooflineFLOP and RooflineASM. ECMCPU, ECMData and LC predict only a part.
+The table of the report is :func:`kerncraft.report.text.format_comparison`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-__all__ = ["ComparisonRow", "relative_error", "predicted_cycles", "compare_reports",
-           "format_comparison"]
+__all__ = ["ComparisonRow", "relative_error", "predicted_cycles", "compare_reports"]
 
 
 @dataclass(frozen=True)
@@ -59,13 +59,3 @@ def compare_reports(reports: Sequence, cores: int = 1) -> list[ComparisonRow]:
         if predicted is not None:
             rows.append(ComparisonRow(report.model, predicted, measured))
     return rows
-
-
-def format_comparison(rows: Sequence[ComparisonRow], cores: int = 1) -> str:
-    lines = [f"Prediction vs. measurement ({cores} core(s); error = (prediction - "
-             "measurement) / measurement)",
-             f"  {'model':<13} {'predicted':>10} {'measured':>10} {'error':>8}"]
-    for row in rows:
-        lines.append(f"  {row.model:<13} {row.predicted:>7.2f} cy {row.measured:>7.2f} cy "
-                     f"{100 * row.error:>+7.1f}%")
-    return "\n".join(lines)

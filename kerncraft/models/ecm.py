@@ -7,17 +7,18 @@ saturation core count and the scaling table up to a NUMA domain and a socket.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kerncraft.cache.traffic import iterations_per_cacheline
 from kerncraft.models.ecm_compose import (ECMContribution, compose_ecm, saturation_cores,
                                           scaling_table)
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.incore_prediction import predict_incore
 from kerncraft.models.l1_stream import with_l1_stream_limit
-from kerncraft.runner.run import ModelReport
-from kerncraft.models.results import ECMResult, InCoreResult, ScalingRow
+from kerncraft.models.memory_term import MemoryTerm, memory_term
+from kerncraft.models.results import ECMCPUResult, ECMResult, ScalingRow
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.options import AnalysisOptions, as_options
-from kerncraft.report.text import format_ecm, format_ecm_cpu
 
 
 def incore_for(kernel, machine, options):
@@ -29,7 +30,7 @@ def incore_for(kernel, machine, options):
     return with_l1_stream_limit(incore, kernel, machine)
 
 
-def compute_ecm_cpu(kernel, machine, options=None) -> InCoreResult:
+def compute_ecm_cpu(kernel, machine, options=None) -> ECMCPUResult:
     """The ECMCPU result of a bound kernel: T_OL and T_nOL per cache line of work.
 
     >>> import kerncraft
@@ -44,22 +45,7 @@ def compute_ecm_cpu(kernel, machine, options=None) -> InCoreResult:
     unit = options.unit or "cy/CL"
     in_unit = [convert_cycles_ipc(kernel, machine, incore, v, unit) if unit != "cy/CL" else v
                for v in (incore.t_ol, incore.t_nol)]
-    return InCoreResult(unit, incore.t_ol, incore.t_nol, in_unit[0], in_unit[1], incore)
-
-
-def ecm_cpu_model(kernel, machine, args) -> ModelReport:
-    """``-p ECMCPU`` as a report (``args``: AnalysisOptions or a namespace).
-
-    >>> import kerncraft
-    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
-    >>> csx = kerncraft.load_machine("CSX")
-    >>> ecm_cpu_model(copy, csx, AnalysisOptions()).text.splitlines()[0]
-    'ECMCPU: T_OL = 2.00 cy/CL, T_nOL = 1.00 cy/CL'
-    """
-    options = as_options(args)
-    result = compute_ecm_cpu(kernel, machine, options)
-    return ModelReport("ECMCPU", format_ecm_cpu(result, options.verbose), result.to_dict(),
-                       result)
+    return ECMCPUResult(unit, incore.t_ol, incore.t_nol, in_unit[0], in_unit[1], incore)
 
 
 def convert_cycles_ipc(kernel, machine, incore, cycles: float, unit: str) -> float:
@@ -87,16 +73,22 @@ def _share_key(machine, cores: int) -> tuple[int, ...]:
     return tuple(min(cores, lvl.cores_per_group or 1) for lvl in machine.cache_levels)
 
 
-def _ecm_for_traffic(kernel, machine, incore, traffic):
-    """Single-core ECM: in-cache links from the machine file, T_L3MEM at the
-    saturated bandwidth of one NUMA domain (seed 004; see ecm_compose)."""
-    links = link_times(kernel, machine, traffic, saturated_domains=1)
+def _ecm_for_traffic(kernel, machine, incore, traffic, term: MemoryTerm):
+    """Single-core ECM: in-cache links from the machine file, T_L3MEM at the bandwidth
+    the memory term names (memory_term.py); also T_L3MEM at the saturated bandwidth of
+    one NUMA domain, for the saturation count and the scaling (seed 004)."""
+    saturated = link_times(kernel, machine, traffic, saturated_domains=1)
+    links = link_times(kernel, machine, traffic, cores=1) if term.single_core else saturated
     contributions = [ECMContribution(link.name, link.cycles,
                                      machine.level(link.lower).transfers_overlap)
                      for link in links]
     levels = (machine.memory_hierarchy[0].name,) + tuple(link.lower for link in links)
-    return compose_ecm(incore.t_ol, incore.t_nol, contributions, levels,
-                       memory_penalty(machine, links)), links
+    # a one-core bandwidth already contains one core's memory latency (the penalty)
+    penalty = memory_penalty(machine, links)
+    if term.single_core:
+        term, penalty = replace(term, penalty_left_out=penalty), 0.0
+    ecm = compose_ecm(incore.t_ol, incore.t_nol, contributions, levels, penalty)
+    return ecm, links, saturated[-1].cycles, term
 
 
 def memory_penalty(machine, links) -> float:
@@ -109,7 +101,8 @@ def memory_penalty(machine, links) -> float:
             + links[-1].stores * memory.penalty_cycles_per_cacheline_store)
 
 
-def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], single_core):
+def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], single_core,
+                    term: MemoryTerm):
     """(n, T_MEM(n), T_L3MEM,sat(n)) with the traffic of n active cores (see ecm_compose).
 
     ``single_core`` is the one-core traffic the caller already has (with SIM a
@@ -131,8 +124,8 @@ def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], 
         # transfer at the saturated bandwidth of the NUMA domains n cores fill; core
         # counts with the same cache shares have the same traffic and ECM time
         if key not in ecm_by_share:
-            ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic)
-            ecm_by_share[key] = (ecm.memory_time, links[-1].cycles)
+            ecm, _, saturated, _ = _ecm_for_traffic(kernel, machine, incore, traffic, term)
+            ecm_by_share[key] = (ecm.memory_time, saturated)
         memory_time, transfer = ecm_by_share[key]
         domains = machine.numa_domains_filled(n)
         if domains != 1:
@@ -162,12 +155,12 @@ def compute_ecm(kernel, machine, options=None) -> ECMResult:
     unit = options.unit or "cy/CL"
     incore = incore_for(kernel, machine, options)
     traffic = predict_traffic(kernel, machine, predictor, cores=1)
-    ecm, links = _ecm_for_traffic(kernel, machine, incore, traffic)
+    term = memory_term(machine)
+    ecm, links, saturated, term = _ecm_for_traffic(kernel, machine, incore, traffic, term)
     numa, socket = _scaling_limits(machine)
-    saturated = links[-1].cycles
     table = scaling_table(_scaling_points(kernel, machine, incore, predictor,
                                           _scaling_core_counts(predictor, cores, numa, socket),
-                                          traffic))
+                                          traffic, term))
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
     rows = tuple(ScalingRow(p.cores, p.cycles_per_cl, convert(p.cycles_per_cl), p.memory_bound)
                  for p in table)
@@ -175,24 +168,7 @@ def compute_ecm(kernel, machine, options=None) -> ECMResult:
         predictor=predictor, unit=unit, cores=cores, ecm=ecm,
         predictions_in_unit=tuple(convert(t) for t in ecm.predictions),
         saturation_cores=saturation_cores(ecm.memory_time, saturated),
-        saturated_memory_cycles=saturated, scaling=rows,
+        saturated_memory_cycles=saturated, memory_term=term, scaling=rows,
         prediction=next(row.value for row in rows if row.cores == cores),
         numa_domain_cores=numa, socket_cores=socket, incore=incore, links=links,
         traffic=traffic)
-
-
-def ecm_model(kernel, machine, args) -> ModelReport:
-    """``-p ECM`` as a report (``args``: AnalysisOptions or a namespace).
-
-    >>> import kerncraft
-    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
-    >>> csx = kerncraft.load_machine("CSX")
-    >>> report = ecm_model(copy, csx, AnalysisOptions())
-    >>> report.text.splitlines()[2]
-    '{ 2.00 \u230b 4.00 \u230b 12.00 \u230b 20.76 } cy/CL   {T_L1 \u230b T_L2 \u230b T_L3 \u230b T_MEM}'
-    >>> report.data == report.result.to_dict()
-    True
-    """
-    options = as_options(args)
-    result = compute_ecm(kernel, machine, options)
-    return ModelReport("ECM", format_ecm(result, options.verbose), result.to_dict(), result)

@@ -43,7 +43,8 @@ class ECMContribution:
 
 @dataclass(frozen=True)
 class ECMPrediction:
-    """The ECM model of one kernel on one machine, single core, in cy/CL."""
+    """The ECM model of one kernel on one machine, single core, in cy/CL (its notation
+    ``{T_OL || T_nOL | T_L1L2 | ...}``: :func:`kerncraft.report.text.ecm_notation`)."""
 
     t_ol: float
     t_nol: float
@@ -55,16 +56,6 @@ class ECMPrediction:
     @property
     def memory_time(self) -> float:
         return self.predictions[-1]
-
-    def notation(self) -> str:
-        """{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL (kerncraft.report.text)."""
-        from kerncraft.report.text import ecm_notation
-        return ecm_notation(self)
-
-    def prediction_notation(self) -> str:
-        """{T_L1 ⌋ T_L2 ⌋ T_L3 ⌋ T_MEM} cy/CL (kerncraft.report.text)."""
-        from kerncraft.report.text import ecm_prediction_notation
-        return ecm_prediction_notation(self)
 
     def to_dict(self) -> dict:
         return {"T_OL": self.t_ol, "T_nOL": self.t_nol,

@@ -7,11 +7,9 @@ predicted traffic (LC or SIM) and the machine's upstream throughputs; see
 from __future__ import annotations
 
 from kerncraft.cache.traffic import TrafficResult
-from kerncraft.runner.run import ModelReport
 from kerncraft.models.results import ECMDataResult
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.options import as_options
-from kerncraft.report.text import format_ecm_data
 from kerncraft.units import convert_performance
 
 
@@ -42,18 +40,3 @@ def compute_ecm_data(kernel, machine, options=None) -> ECMDataResult:
     values = tuple(convert_cycles(kernel, machine, traffic, link.cycles, unit) for link in links)
     return ECMDataResult(predictor, cores, unit, traffic.unit_of_work_iterations, links, values,
                          traffic)
-
-
-def ecm_data_model(kernel, machine, args) -> ModelReport:
-    """``-p ECMData`` as a report (``args``: AnalysisOptions or a namespace).
-
-    >>> import kerncraft
-    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
-    >>> csx = kerncraft.load_machine("CSX")
-    >>> ecm_data_model(copy, csx, None).text.splitlines()[6]
-    '{ 3.00 | 8.00 | 8.76 } cy/CL   (T_L1L2 | T_L2L3 | T_L3MEM)'
-    """
-    options = as_options(args)
-    result = compute_ecm_data(kernel, machine, options)
-    return ModelReport("ECMData", format_ecm_data(result, options.verbose), result.to_dict(),
-                       result)

@@ -59,7 +59,7 @@ def non_overlapping_ports(machine, ports: tuple[str, ...], tool: str = "kerncraf
     for key in keys:
         named = machine.non_overlapping_ports.get(key)
         if named:
-            missing = [p for p in named if not _port_matches(p, ports)]
+            missing = [p for p in named if not port_matches(p, ports)]
             if missing and key == "OSACA" and tool == "kerncraft" and database:
                 load_data = _load_data_ports(database)
                 if load_data:
@@ -79,7 +79,9 @@ def _load_data_ports(database: str) -> tuple[str, ...]:
     return tuple(getattr(load_database(database), "load_data_ports", ()) or ())
 
 
-def _port_matches(name: str, ports: tuple[str, ...]) -> bool:
+def port_matches(name: str, ports: tuple[str, ...]) -> bool:
+    """Whether the port ``name`` of a machine file is one of ``ports`` or a unit of
+    it (``Zn3Load`` matches ``Zn3Load.0``)."""
     return any(p == name or p.startswith(name + ".") for p in ports)
 
 

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kerncraft.models.incore_ports import (  # noqa: F401  (re-exported: older import paths)
-    OSACA_TO_DATABASE, TOOL_KEYS, _port_matches, non_overlapping_ports,
-    port_cycles_with_splits, resolve_database, split_ports, tool_architecture)
+    OSACA_TO_DATABASE, TOOL_KEYS, non_overlapping_ports, port_cycles_with_splits,
+    port_matches, resolve_database, split_ports, tool_architecture)
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class InCorePrediction:
     notes: tuple[str, ...] = ()    # model caveats for the report (row_overlap)
     simulated: float | None = None   # kerncraft-sim: simulated cy per assembly iteration
     l1_stream: Any = None          # kerncraft.models.l1_stream.L1StreamLimit | None
+    calibration: Any = None        # kerncraft.incore.calibration.Calibration | None
 
     @property
     def port_cycles(self) -> dict[str, float]:
@@ -104,6 +105,8 @@ class InCorePrediction:
             data["l1_streaming_limit"] = self.l1_stream.to_dict()
         if self.notes:
             data["model_notes"] = list(self.notes)
+        if self.calibration is not None:
+            data["incore_calibration"] = self.calibration.to_dict()
         if self.incore_model != "kerncraft":
             data["incore_model"] = self.incore_model
             simulated = self.simulated if self.simulated is not None else \
@@ -111,12 +114,6 @@ class InCorePrediction:
             data["simulated_cy_per_cl"] = per_cl(simulated)
             data["notes"] = list(a.notes)
         return data
-
-    def text_lines(self, verbose: int = 0) -> list[str]:
-        """The in-core lines of the ECM/ECMCPU report for an external backend
-        (:func:`kerncraft.report.text.backend_incore_lines`)."""
-        from kerncraft.report.text import backend_incore_lines
-        return backend_incore_lines(self, verbose)
 
 
 def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str | None = None,
@@ -141,6 +138,10 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
         arch = resolve_database(machine)
     else:
         arch = tool_architecture(machine, tool)
+    database, calibration = arch, None      # the machine file's calibration, if it names one
+    if tool == "kerncraft":
+        from kerncraft.incore.calibration import calibrated_database
+        database, calibration = calibrated_database(machine, arch)
     tool_id = _tool_identity(tool)      # not installed: one clear error before compiling
     name, chosen_flags = select_compiler(machine, compiler, flags)
     chosen_flags = kernel_flags(kernel, name, chosen_flags)
@@ -148,10 +149,10 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     literals = _binding_key(kernel)
     c_source = _generated_c(kernel, literals, aliasing)
     selection, analysis, ports = _analyse_source(c_source, kernel.source, kernel.filename,
-                                                 literals, name, flag_text, arch,
+                                                 literals, name, flag_text, database,
                                                  asm_block, pointer_increment, ignore_unknown,
                                                  tool, tool_id)
-    nol = non_overlapping_ports(machine, tuple(ports), tool, database=arch)
+    nol = non_overlapping_ports(machine, tuple(ports), tool, database=database)
     scale = iterations_per_cacheline / selection.iterations_per_asm_iteration
     splits = None
     if tool == "kerncraft":
@@ -182,12 +183,13 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
     simulated = None
     if simulating:
         from kerncraft.models.row_overlap import row_length
-        simulated, note = _simulation(analysis, arch, splits,
+        simulated, note = _simulation(analysis, database, splits,
                                        row_length(kernel, selection, analysis))
         bounds, source, tool = {"simulation": simulated * scale}, "simulation", "kerncraft-sim"
         notes = notes + (note,)
     return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
-                            nol, bounds[source], t_nol, source, tool, splits, notes, simulated)
+                            nol, bounds[source], t_nol, source, tool, splits, notes, simulated,
+                            calibration=calibration)
 
 
 _SIMULATIONS: dict[int, tuple[Any, float, str]] = {}
@@ -386,10 +388,10 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
     """Parse the assembly, select the block and analyse it (no cache)."""
     from kerncraft.compilation.asm_block import select_block
     from kerncraft.incore.aarch64.parser import detect_isa
-    from kerncraft.incore.analysis import _isa_modules
+    from kerncraft.incore.isa import isa_support
     from kerncraft.kernel.parser import parse_kernel
 
-    parse = _isa_modules(detect_isa(assembly))[0]       # x86 or AArch64 compiler output
+    parse = isa_support(detect_isa(assembly))[0]       # x86 or AArch64 compiler output
     lines = parse(assembly, filename="<generated assembly>")
     kernel = parse_kernel(kernel_source, filename).bind(dict(literals), partial=True)
     selection = select_block(lines, kernel, block=asm_block, pointer_increment=pointer_increment)

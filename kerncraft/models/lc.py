@@ -6,7 +6,8 @@ each condition keeps, the resulting misses / write-backs / evictions per
 unit of work, and marks the condition that holds. Below it, the traffic
 (:class:`~kerncraft.cache.traffic.TrafficResult`) and the predictor's notes
 (near-threshold, partial cache lines, associativity). The same numbers go to
-``--json``.
+``--json``. This module computes the :class:`~kerncraft.models.results.LCResult`;
+the text is :func:`kerncraft.report.text.format_lc`.
 
 The symbolic analysis is done once per (kernel source, machine, cores) and
 cached, so a -D sweep only evaluates compiled expressions per point.
@@ -14,10 +15,8 @@ cached, so a -D sweep only evaluates compiled expressions per point.
 from __future__ import annotations
 
 from kerncraft.cache.layer_conditions import LayerConditionAnalysis, cached_lc_analysis
-from kerncraft.runner.run import ModelReport
 from kerncraft.models.results import LCResult
 from kerncraft.options import as_options
-from kerncraft.report.text import format_lc
 
 
 def analysis_for(kernel, machine, cores: int = 1, fill=None) -> LayerConditionAnalysis:
@@ -44,17 +43,3 @@ def compute_lc(kernel, machine, options=None) -> LCResult:
     bindings = {name: kernel.bindings[name] for name in analysis.constant_names
                 if name in kernel.bindings}
     return LCResult(analysis, analysis.evaluate_point(bindings))
-
-
-def lc_model(kernel, machine, args) -> ModelReport:
-    """``-p LC`` as a report (``args``: AnalysisOptions or a namespace).
-
-    >>> import kerncraft
-    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
-    >>> csx = kerncraft.load_machine("CSX")
-    >>> lc_model(copy, csx, None).text.splitlines()[0]
-    'Layer conditions (LC) at N=10000000, cores=1; traffic in cache lines per unit of work (8 iterations)'
-    """
-    options = as_options(args)
-    result = compute_lc(kernel, machine, options)
-    return ModelReport("LC", format_lc(result, options.verbose), result.to_dict(), result)

@@ -29,22 +29,22 @@ from kerncraft.models.ecm_compose import ECMPrediction
 if TYPE_CHECKING:  # pragma: no cover
     from kerncraft.cache.layer_conditions import LayerConditionAnalysis, LCPoint
     from kerncraft.models.incore_prediction import InCorePrediction
-    from kerncraft.models.roofline import RooflineLevel
+    from kerncraft.models.memory_term import MemoryTerm
     from kerncraft.models.transfers import LinkTime
 
-__all__ = ["InCoreResult", "ECMDataResult", "ScalingRow", "ECMResult", "RooflineResult",
-           "LCResult", "TrafficResult", "BenchmarkResult"]
-
-
+__all__ = ["ECMCPUResult", "ECMDataResult", "ScalingRow", "ECMResult", "RooflineLevel",
+           "RooflineResult", "LCResult", "TrafficResult", "BenchmarkResult"]
 
 
 @dataclass(frozen=True)
-class InCoreResult:
+class ECMCPUResult:
     """``-p ECMCPU``: the in-core times of the compiled loop per cache line of work.
 
     ``t_ol`` / ``t_nol`` are cy/CL; ``t_ol_in_unit`` / ``t_nol_in_unit`` the same
     in ``unit``. ``prediction`` holds the details (block selection, port
     analysis, line splits) for the verbose report.
+
+    >>> import kerncraft
 
     >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECMCPU",
     ...                            defines={"N": 10**7})
@@ -75,6 +75,8 @@ class ECMDataResult:
 
     ``links`` carry cache lines, bytes and cy/CL per unit of work; ``values``
     are the link times in ``unit``, in the same order.
+
+    >>> import kerncraft
 
     >>> result = kerncraft.analyze("kernels/copy.c", "CSX", model="ECMData",
     ...                            defines={"N": 10**7})
@@ -125,9 +127,12 @@ class ECMResult:
     ``ecm`` holds the single-core composition in cy/CL (T_OL, T_nOL, the link
     contributions and T_L1 ... T_MEM); ``predictions_in_unit`` the same
     predictions in ``unit``. ``saturated_memory_cycles`` is T_L3MEM at the
-    saturated bandwidth of one NUMA domain (cy/CL), ``saturation_cores`` the
+    saturated bandwidth of one NUMA domain (cy/CL), ``memory_term`` which bandwidth the
+    single-core T_L3MEM uses (models/memory_term.py), ``saturation_cores`` the
     core count n_s at which the memory interface saturates (None: no memory
     traffic). ``prediction`` is the scaling-table row for ``cores``, in ``unit``.
+
+    >>> import kerncraft
 
     >>> result = kerncraft.analyze("kernels/copy.c", "CSX", defines={"N": 10**7})
     >>> round(result.t_mem, 2), result.saturation_cores
@@ -141,6 +146,7 @@ class ECMResult:
     predictions_in_unit: tuple[float, ...]
     saturation_cores: int | None
     saturated_memory_cycles: float
+    memory_term: "MemoryTerm"
     scaling: tuple[ScalingRow, ...]
     prediction: float
     numa_domain_cores: int
@@ -188,10 +194,28 @@ class ECMResult:
                 "predictions_in_unit": dict(zip(self.ecm.levels, self.predictions_in_unit)),
                 "saturation_cores": self.saturation_cores,
                 "saturated_T_L3MEM": self.saturated_memory_cycles,
+                "memory_term": self.memory_term.to_dict(),
                 "scaling": [row.to_dict() for row in self.scaling],
                 "prediction": self.prediction,
                 "incore": self.incore.to_dict(), "links": [link.to_dict() for link in self.links],
                 "traffic": self.traffic.to_dict()}
+
+
+@dataclass(frozen=True)
+class RooflineLevel:
+    """One memory level of a Roofline result, per unit of work."""
+
+    level: str
+    bytes: float                  # per unit of work
+    bandwidth: float              # B/s as used (write-allocate corrected below L1)
+    benchmark_kernel: str
+    cycles: float                 # cy/CL
+    arithmetic_intensity: float   # FLOP/B
+
+    def to_dict(self) -> dict:
+        return {"level": self.level, "bytes": self.bytes, "bandwidth": self.bandwidth,
+                "benchmark_kernel": self.benchmark_kernel, "cycles_per_cl": self.cycles,
+                "arithmetic_intensity": self.arithmetic_intensity}
 
 
 @dataclass(frozen=True)
@@ -206,6 +230,8 @@ class RooflineResult:
     ``precision``, ``peak_flops_per_cycle`` and ``arithmetic_intensity`` (FLOP/B)
     are set for RooflineFLOP, ``incore`` for RooflineASM.
 
+    >>> import kerncraft
+
     >>> result = kerncraft.analyze("kernels/triad.c", "CSX", model="RooflineFLOP",
     ...                            defines={"N": 10**7})
     >>> result.bottleneck
@@ -216,7 +242,7 @@ class RooflineResult:
     predictor: str
     cores: int
     unit: str
-    levels: tuple["RooflineLevel", ...]
+    levels: tuple[RooflineLevel, ...]
     level_performance: tuple[float, ...]
     compute_cycles_per_cl: float
     compute_performance: float | None      # None: no compute ceiling (a kernel without FLOPs)
@@ -255,6 +281,8 @@ class LCResult:
     ``analysis`` is the symbolic analysis (shared by all points of a sweep),
     ``point`` its evaluation at ``point.bindings``; ``traffic`` the resulting
     cache lines per unit of work.
+
+    >>> import kerncraft
 
     >>> result = kerncraft.analyze("kernels/2d-5pt.c", "CSX", model="LC",
     ...                            defines={"N": 1000, "M": 1000})
@@ -318,6 +346,9 @@ class LevelVolume:
 
 @dataclass(frozen=True)
 class BenchmarkResult:
+    """``-p Benchmark``: the kernel measured on this host. ``value`` in ``to_dict()``
+    is the measurement in ``unit`` (None: FLOP/s of a kernel without FLOPs)."""
+
     backend: str                     # 'timing' or 'likwid'
     backend_reason: str
     clock_hz: float                  # clock the cycles are counted in
@@ -337,6 +368,7 @@ class BenchmarkResult:
     runs: int
     volumes: tuple[LevelVolume, ...] = ()
     notes: tuple[str, ...] = ()
+    unit: str = "cy/CL"              # of the value reported (--unit)
 
     @property
     def iterations(self) -> int:
@@ -367,7 +399,10 @@ class BenchmarkResult:
                 "It/s": self.iterations_per_s, "FLOP/s": self.flops_per_s}[unit]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"backend": self.backend, "backend_reason": self.backend_reason,
+        """JSON view (``docs/json.md``, model ``Benchmark``)."""
+        value = (self.value(self.unit) if self.unit != "FLOP/s" or self.flops_per_iteration
+                 else None)
+        return {"unit": self.unit, "backend": self.backend, "backend_reason": self.backend_reason,
                 "clock_hz": self.clock_hz, "clock_source": self.clock_source,
                 "machine_clock_hz": self.machine_clock_hz, "cores": self.cores,
                 "cpus": list(self.cpus), "compiler": self.compiler, "flags": list(self.flags),
@@ -378,4 +413,5 @@ class BenchmarkResult:
                 "time_source": self.time_source, "runs": self.runs,
                 "cycles_per_cl": self.cycles_per_cl, "cycles_per_it": self.cycles_per_it,
                 "iterations_per_s": self.iterations_per_s, "flops_per_s": self.flops_per_s,
-                "volumes": [v.to_dict() for v in self.volumes], "notes": list(self.notes)}
+                "volumes": [v.to_dict() for v in self.volumes], "notes": list(self.notes),
+                "value": value}

@@ -11,33 +11,14 @@ prediction is the largest of these times (single-bottleneck view).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from kerncraft.cache.traffic import transfer_volumes
 from kerncraft.errors import KerncraftError
 from kerncraft.machine.bandwidth import select_bandwidth
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.l1_stream import l1_bytes_per_unit
-from kerncraft.runner.run import ModelReport
-from kerncraft.models.results import RooflineResult
+from kerncraft.models.results import RooflineLevel, RooflineResult
 from kerncraft.models.transfers import kernel_stream_mix, predict_traffic
 from kerncraft.options import as_options
-from kerncraft.cache.traffic import transfer_volumes
-from kerncraft.report.text import format_roofline
-
-
-@dataclass(frozen=True)
-class RooflineLevel:
-    level: str
-    bytes: float                  # per unit of work
-    bandwidth: float              # B/s as used (write-allocate corrected below L1)
-    benchmark_kernel: str
-    cycles: float                 # cy/CL
-    arithmetic_intensity: float   # FLOP/B
-
-    def to_dict(self) -> dict:
-        return {"level": self.level, "bytes": self.bytes, "bandwidth": self.bandwidth,
-                "benchmark_kernel": self.benchmark_kernel, "cycles_per_cl": self.cycles,
-                "arithmetic_intensity": self.arithmetic_intensity}
 
 
 def precision_of(kernel) -> str:
@@ -136,33 +117,3 @@ def compute_roofline_asm(kernel, machine, options=None) -> RooflineResult:
         "RooflineASM", predictor, cores, unit, tuple(levels),
         tuple(convert(lvl.cycles) for lvl in levels), compute, convert(compute), limiter, limit,
         convert(limit), traffic, machine.clock, incore=incore)
-
-
-def roofline_flop_model(kernel, machine, args) -> ModelReport:
-    """``-p RooflineFLOP`` as a report (``args``: AnalysisOptions or a namespace).
-
-    >>> import kerncraft
-    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
-    >>> csx = kerncraft.load_machine("CSX")
-    >>> roofline_flop_model(copy, csx, None).text.splitlines()[-5]
-    'Performance: 910 MIt/s'
-    """
-    options = as_options(args)
-    result = compute_roofline_flop(kernel, machine, options)
-    return ModelReport("RooflineFLOP", format_roofline(result, options.verbose),
-                       result.to_dict(), result)
-
-
-def roofline_asm_model(kernel, machine, args) -> ModelReport:
-    """``-p RooflineASM`` as a report (``args``: AnalysisOptions or a namespace).
-
-    >>> import kerncraft
-    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
-    >>> csx = kerncraft.load_machine("CSX")
-    >>> roofline_asm_model(copy, csx, None).text.splitlines()[-1]
-    'Performance: 910 MIt/s'
-    """
-    options = as_options(args)
-    result = compute_roofline_asm(kernel, machine, options)
-    return ModelReport("RooflineASM", format_roofline(result, options.verbose),
-                       result.to_dict(), result)

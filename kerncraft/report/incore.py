@@ -27,10 +27,16 @@ split_fraction}}); their cycles are included in ``throughput`` and ``port_pressu
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from kerncraft.incore.depgraph import DepGraph, Node, build_graph
 from kerncraft.incore.model import InCoreResult, Instruction
+
+if TYPE_CHECKING:
+    # a result is an InCoreAnalysis or the result cache's stand-in for one
+    # (kerncraft.memo.incore_analyses), which computes the full analysis on first use
+    # of a field it does not store
+    from kerncraft.incore.analysis import InCoreAnalysis
 
 __all__ = ["format_report", "summary_line", "to_json", "export_dot", "dot_text", "display_text"]
 
@@ -58,13 +64,12 @@ def display_text(ins: Instruction) -> str:
     return text.rstrip()
 
 
-def _ports(result: InCoreResult) -> tuple[str, ...]:
-    ports = tuple(getattr(result, "ports", ()) or ())
-    return ports or tuple(result.port_totals)
+def _ports(result: InCoreAnalysis) -> tuple[str, ...]:
+    return tuple(result.ports) or tuple(result.port_totals)
 
 
-def _column(result: InCoreResult, name: str) -> tuple[float, ...]:
-    values = tuple(getattr(result, name, ()) or ())
+def _column(result: InCoreAnalysis, values: Sequence[float]) -> tuple[float, ...]:
+    values = tuple(values)
     return values if len(values) == len(result.instructions) else (0.0,) * len(result.instructions)
 
 
@@ -84,7 +89,7 @@ def _compact(v: float) -> str:
     return f"{v:.1f}" if v < 9.95 else f"{v:.0f}"
 
 
-def _layout(result: InCoreResult, cell: int) -> tuple[dict[str, int], int, str]:
+def _layout(result: InCoreAnalysis, cell: int) -> tuple[dict[str, int], int, str]:
     ports = _ports(result)
     widths = {p: max(len(p), cell if any(p in row for row in result.port_pressure) else 1)
               for p in ports}
@@ -94,7 +99,7 @@ def _layout(result: InCoreResult, cell: int) -> tuple[dict[str, int], int, str]:
     return widths, line_w, head
 
 
-def _table(result: InCoreResult, width: int) -> list[str]:
+def _table(result: InCoreAnalysis, width: int) -> list[str]:
     """Port-pressure table; switches to 3-character numbers if 4 do not fit."""
     fmt, cell = _num, 4
     widths, line_w, head = _layout(result, cell)
@@ -102,7 +107,7 @@ def _table(result: InCoreResult, width: int) -> list[str]:
         fmt, cell = _compact, 3
         widths, line_w, head = _layout(result, cell)
     ports = _ports(result)
-    cp_col, lcd_col = _column(result, "cp_latencies"), _column(result, "lcd_latencies")
+    cp_col, lcd_col = _column(result, result.cp_latencies), _column(result, result.lcd_latencies)
     on_cp = set(result.critical_path_instructions)
     on_lcd = set(result.lcd_chains[0].instructions) if result.lcd_chains else set()
     room = max(16, width - len(head) + len("Instruction"))
@@ -146,10 +151,10 @@ def _chains(result: InCoreResult) -> list[str]:
     return out
 
 
-def _split_lines(result: InCoreResult) -> list[str]:
+def _split_lines(result: InCoreAnalysis) -> list[str]:
     """The line-split estimate of a stand-alone analysis (its assumption, the accesses
     that split, the extra cycles, which the port totals and TP include)."""
-    splits = getattr(result, "line_splits", None)
+    splits = result.line_splits
     if splits is None:
         return []
     text = splits.describe(result.arch) or (
@@ -164,19 +169,20 @@ def _split_lines(result: InCoreResult) -> list[str]:
     return out
 
 
-def format_report(result: InCoreResult, *, unroll: int | None = None, width: int = 100) -> str:
+def format_report(result: InCoreAnalysis, *, unroll: int | None = None, width: int = 100
+                  ) -> str:
     """The full human-readable report (table, chains, summary)."""
     out = [f"In-core analysis for {result.arch} "
-           f"({getattr(result, 'balancing', 'optimal')} port balancing), "
+           f"({result.balancing} port balancing), "
            f"cycles per assembly iteration", ""]
     out += _table(result, width)
     out.append("")
     out += _chains(result)
-    bottleneck = getattr(result, "bottleneck_ports", ())
+    bottleneck = result.bottleneck_ports
     if bottleneck:
         out.append(f"Throughput bottleneck ports: {', '.join(bottleneck)}")
     if result.frontend is not None:
-        fused = sum(getattr(result, "fused_uops", ()) or ())
+        fused = sum(result.fused_uops)
         out.append(f"Front end: {result.frontend:.2f} cy ({fused} fused-domain uops)")
     out += _split_lines(result)
     for note in result.notes:     # long notes (memory dependencies, 4K aliasing) wrapped
@@ -189,9 +195,9 @@ def format_report(result: InCoreResult, *, unroll: int | None = None, width: int
     return "\n".join(out) + "\n"
 
 
-def to_json(result: InCoreResult, *, unroll: int | None = None) -> dict[str, Any]:
+def to_json(result: InCoreAnalysis, *, unroll: int | None = None) -> dict[str, Any]:
     """JSON-ready dictionary (see module docstring for the keys)."""
-    cp_col, lcd_col = _column(result, "cp_latencies"), _column(result, "lcd_latencies")
+    cp_col, lcd_col = _column(result, result.cp_latencies), _column(result, result.lcd_latencies)
     on_cp = set(result.critical_path_instructions)
     on_lcd = set(result.lcd_chains[0].instructions) if result.lcd_chains else set()
     instructions = []
@@ -212,8 +218,8 @@ def to_json(result: InCoreResult, *, unroll: int | None = None) -> dict[str, Any
         "arch": result.arch, "unit": "cy per assembly iteration",
         "throughput": result.throughput, "critical_path": result.critical_path,
         "lcd": result.lcd, "frontend": result.frontend, "prediction": result.prediction,
-        "bottleneck_ports": list(getattr(result, "bottleneck_ports", ())),
-        "balancing": getattr(result, "balancing", "optimal"),
+        "bottleneck_ports": list(result.bottleneck_ports),
+        "balancing": result.balancing,
         "ports": list(_ports(result)),
         "port_pressure": {p: result.port_totals.get(p, 0.0) for p in _ports(result)},
         "instructions": instructions,
@@ -226,9 +232,8 @@ def to_json(result: InCoreResult, *, unroll: int | None = None) -> dict[str, Any
                                  for ins, c in zip(result.instructions, result.costs) if c is None],
         "notes": list(result.notes),
     }
-    splits = getattr(result, "line_splits", None)
-    if splits is not None:
-        doc["line_splits"] = splits.to_dict()
+    if result.line_splits is not None:
+        doc["line_splits"] = result.line_splits.to_dict()
     if unroll:
         doc["per_source_iteration"] = {
             "unroll": unroll, "throughput": result.throughput / unroll,
@@ -250,25 +255,24 @@ def _node_id(node: Node) -> str:
     return f"i{node[0]}" + {"load": "L", "addr": "A"}.get(node[1], "")
 
 
-def _graph_of(result: InCoreResult) -> DepGraph:
-    graph = getattr(result, "graph", None)
-    if graph is not None:
-        return graph
+def _graph_of(result: InCoreAnalysis) -> DepGraph:
+    if result.graph is not None:
+        return result.graph
     from kerncraft.incore.x86.semantics import dataflow
     return build_graph([dataflow(i) for i in result.instructions], result.costs)
 
 
-def _edge_styles(result: InCoreResult) -> tuple[set[tuple[Node, Node, int]],
-                                                dict[tuple[Node, Node, int], str]]:
-    cp = {(e.src, e.dst, e.distance) for e in getattr(result, "cp_edges", ())}
+def _edge_styles(result: InCoreAnalysis) -> tuple[set[tuple[Node, Node, int]],
+                                                  dict[tuple[Node, Node, int], str]]:
+    cp = {(e.src, e.dst, e.distance) for e in result.cp_edges}
     colors: dict[tuple[Node, Node, int], str] = {}
-    for n, edges in enumerate(getattr(result, "lcd_edges", ())):
+    for n, edges in enumerate(result.lcd_edges):
         for e in edges:
             colors.setdefault((e.src, e.dst, e.distance), _CHAIN_COLORS[n % len(_CHAIN_COLORS)])
     return cp, colors
 
 
-def dot_text(result: InCoreResult) -> str:
+def dot_text(result: InCoreAnalysis) -> str:
     """Graphviz source: instructions as nodes, producer latencies on the edges.
 
     Critical-path nodes and edges are bold, loop-carried chains coloured
@@ -278,7 +282,7 @@ def dot_text(result: InCoreResult) -> str:
     cp_edges, chain_colors = _edge_styles(result)
     cp_nodes = {n for s, d, _ in cp_edges for n in (s, d)} or \
         {(i, "op") for i in result.critical_path_instructions}
-    lcd_edges = getattr(result, "lcd_edges", ())
+    lcd_edges = result.lcd_edges
     lcd_nodes = {n for e in lcd_edges[0] for n in (e.src, e.dst)} if lcd_edges else \
         {(i, "op") for c in result.lcd_chains[:1] for i in c.instructions}
     out = ["digraph incore {", '  node [shape=box, fontname="monospace"];',
@@ -308,7 +312,7 @@ def dot_text(result: InCoreResult) -> str:
     return "\n".join(out) + "\n"
 
 
-def export_dot(result: InCoreResult, path: str) -> None:
+def export_dot(result: InCoreAnalysis, path: str) -> None:
     """Write :func:`dot_text` to ``path``."""
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(dot_text(result))

@@ -13,6 +13,10 @@ a test can check real output against it. The notation:
 * :class:`MapOf`: an object with free keys (level, port or link names) and
   values matching one spec; :class:`AnyOf`: one of several specs.
 
+There is one schema per model (:data:`ECM`, :data:`ECM_DATA`, ...); the table of
+models (:mod:`kerncraft.runner.table`) says whose it is, and
+:func:`document_schema` builds the whole document from them.
+
 >>> check({"x": 1.5}, {"x": NUMBER})
 []
 >>> check({"x": "1.5", "y": 2}, {"x": NUMBER})
@@ -21,9 +25,10 @@ a test can check real output against it. The notation:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
-__all__ = ["NUMBER", "Optional", "MapOf", "AnyOf", "check", "DOCUMENT", "MODEL_SCHEMAS"]
+__all__ = ["NUMBER", "Optional", "MapOf", "AnyOf", "check", "document_schema", "ECM", "ECM_DATA",
+           "ECM_CPU", "ROOFLINE_FLOP", "ROOFLINE_ASM", "LC", "BENCHMARK", "COMPARISON_ROW"]
 
 
 class _Number:
@@ -144,6 +149,10 @@ INCORE = {
     "frontend_cy_per_cl": NUMBER, "port_cycles_per_cl": MapOf(NUMBER),
     "non_overlapping_ports": [str], Optional("line_splits"): LINE_SPLITS,
     Optional("model_notes"): [str],
+    Optional("incore_calibration"): {     # the machine file's 'kerncraft calibration'
+        "file": str, "prior": str, "host": str, "date": str, "runs": int,
+        "forms_measured": int, "entries": [MapOf(AnyOf(str, NUMBER))],
+        "not_written": [MapOf(AnyOf(str, NUMBER))]},
     Optional("l1_streaming_limit"): {
         "level": str, "bytes_per_cl": NUMBER, "benchmark": str, "bandwidth": NUMBER,
         "cycles_per_cl": NUMBER, "ports_cycles_per_cl": NUMBER, "binds": bool},
@@ -160,7 +169,9 @@ ECM = {
     "predictor": str, "unit": str, "cores": int, "T_OL": NUMBER, "T_nOL": NUMBER,
     "contributions": MapOf(NUMBER), "T_penalty": NUMBER, "overlapping": [str],
     "predictions": MapOf(NUMBER), "predictions_in_unit": MapOf(NUMBER), "saturation_cores": AnyOf(int, NONE),
-    "saturated_T_L3MEM": NUMBER,
+    "saturated_T_L3MEM": NUMBER, "memory_term": {"basis": str, "reason": str,
+                                                     "penalty_left_out": NUMBER,
+                                                     "measured_cores": AnyOf(str, NONE)},
     "scaling": [{"cores": int, "cycles_per_cl": NUMBER, "value": NUMBER, "memory_bound": bool}],
     "prediction": NUMBER, "incore": INCORE, "links": [LINK], "traffic": TRAFFIC}
 
@@ -202,16 +213,20 @@ BENCHMARK = {
                  "predicted": MAYBE_NUMBER}],
     "notes": [str]}
 
-MODEL_SCHEMAS = {"ECM": ECM, "ECMData": ECM_DATA, "ECMCPU": ECM_CPU,
-                 "RooflineFLOP": ROOFLINE_FLOP, "RooflineASM": ROOFLINE_ASM, "LC": LC,
-                 "Benchmark": BENCHMARK}
-
 COMPARISON_ROW = {"model": str, "predicted_cy_per_cl": NUMBER, "measured_cy_per_cl": NUMBER,
                   "relative_error": NUMBER}
 
-DOCUMENT = {
-    "schema_version": int, "kernel": AnyOf(str, NONE), "machine": AnyOf(str, NONE),
-    "points": [{"defines": MapOf(int),
-                "models": {Optional(name): spec for name, spec in MODEL_SCHEMAS.items()},
-                Optional("comparison"): [COMPARISON_ROW]}]}
-"""The whole ``--json`` document."""
+
+def document_schema(model_schemas: Mapping[str, Any]) -> dict[str, Any]:
+    """The whole ``--json`` document, given the schema of every model by its name (the
+    table of models, :data:`kerncraft.runner.table.MODELS`, pairs each with its schema).
+
+    >>> check({"schema_version": 1, "kernel": None, "machine": None, "points": [
+    ...     {"defines": {"N": 8}, "models": {"ECMCPU": {}}}]}, document_schema({"ECM": ECM}))
+    ["$.points[0].models: unknown key 'ECMCPU'"]
+    """
+    return {
+        "schema_version": int, "kernel": AnyOf(str, NONE), "machine": AnyOf(str, NONE),
+        "points": [{"defines": MapOf(int),
+                    "models": {Optional(name): spec for name, spec in model_schemas.items()},
+                    Optional("comparison"): [COMPARISON_ROW]}]}

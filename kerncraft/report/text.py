@@ -2,26 +2,27 @@
 
 One function per model (``format_ecm``, ``format_ecm_cpu``, ``format_ecm_data``,
 ``format_roofline``, ``format_lc``, ``format_benchmark``) and
-:func:`format_result` choosing by type. ``verbose`` (the ``-v`` count) adds
-details; it never changes a number. The layout of these reports is fixed by
-golden files (``tests/data/golden``).
+:func:`format_result` choosing by type; :func:`format_comparison` for prediction
+next to measurement. ``verbose`` (the ``-v`` count) adds details; it never
+changes a number. The layout of these reports is fixed by golden files
+(``tests/data/golden``).
 
 >>> format_value(2.5e9, "It/s"), format_value(3.14159, "cy/CL")
 ('2.5 GIt/s', '3.14 cy/CL')
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
+from kerncraft.models.compare import ComparisonRow
+from kerncraft.models.ecm_compose import ECMPrediction
+from kerncraft.models.results import (BenchmarkResult, ECMCPUResult, ECMDataResult, ECMResult,
+                                      LCResult, RooflineResult)
 from kerncraft.units import format_quantity
 
-# The results are the types of kerncraft/models/results.py (ECMPrediction:
-# models/ecm_compose.py). This layer sits below the models and does not import
-# them: annotations name the types as strings, format_result goes by type name.
-
 __all__ = ["format_value", "format_result", "format_ecm", "format_ecm_cpu", "format_ecm_data",
-           "format_roofline", "format_lc", "format_benchmark", "incore_lines",
-           "backend_incore_lines", "ecm_notation", "ecm_prediction_notation"]
+           "format_roofline", "format_lc", "format_benchmark", "format_comparison",
+           "incore_lines", "backend_incore_lines", "ecm_notation", "ecm_prediction_notation"]
 
 PREDICTOR_NAMES = {"LC": "layer conditions", "SIM": "cache simulation"}
 
@@ -41,16 +42,15 @@ def format_result(result: Any, verbose: int = 0) -> str:
     ...
     TypeError: no text report for object
     """
-    kind = type(result)
-    formatter = _FORMATTERS.get(kind.__name__) if kind.__module__ == _RESULTS else None
-    if formatter is not None:
-        return formatter(result, verbose)
-    raise TypeError(f"no text report for {type(result).__name__}")
+    formatter = _FORMATTERS.get(type(result))
+    if formatter is None:
+        raise TypeError(f"no text report for {type(result).__name__}")
+    return formatter(result, verbose)
 
 
 # ---------------------------------------------------------------- ECM notation
 
-def ecm_notation(ecm: "ECMPrediction") -> str:
+def ecm_notation(ecm: ECMPrediction) -> str:
     """``{T_OL || T_nOL | T_L1L2 | T_L2L3 | T_L3MEM} cy/CL``.
 
     >>> from kerncraft.models.ecm_compose import ECMContribution, compose_ecm
@@ -64,7 +64,7 @@ def ecm_notation(ecm: "ECMPrediction") -> str:
     return f"{{ {ecm.t_ol:.2f} || {ecm.t_nol:.2f} | {parts} }} cy/CL"
 
 
-def ecm_prediction_notation(ecm: "ECMPrediction") -> str:
+def ecm_prediction_notation(ecm: ECMPrediction) -> str:
     """``{T_L1 ⌋ T_L2 ⌋ T_L3 ⌋ T_MEM} cy/CL``."""
     return "{ " + " \u230b ".join(f"{t:.2f}" for t in ecm.predictions) + " } cy/CL"
 
@@ -91,6 +91,7 @@ def incore_lines(incore, verbose: int = 0) -> list[str]:
              + (f", front end {a.frontend * scale:.2f} cy" if a.frontend else ""),
              f"  T_OL set by {incore.t_ol_source}; T_nOL = busiest of ports "
              f"{', '.join(incore.non_overlapping_ports)}"]
+    lines += [f"  {incore.calibration.describe()}"] if incore.calibration is not None else []
     split_text = incore.line_splits.describe(incore.arch) if incore.line_splits else ""
     if split_text:
         lines.append(f"  {split_text}")
@@ -134,7 +135,7 @@ def backend_incore_lines(incore, verbose: int = 0) -> list[str]:
 
 # ---------------------------------------------------------------- ECMCPU, ECM
 
-def format_ecm_cpu(result: "InCoreResult", verbose: int = 0) -> str:
+def format_ecm_cpu(result: ECMCPUResult, verbose: int = 0) -> str:
     """The ``-p ECMCPU`` report.
 
     >>> import kerncraft
@@ -151,7 +152,7 @@ def format_ecm_cpu(result: "InCoreResult", verbose: int = 0) -> str:
     return "\n".join(lines)
 
 
-def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
+def format_ecm(result: ECMResult, verbose: int = 0) -> str:
     """The ``-p ECM`` report: notation, saturation, in-core lines, scaling table.
 
     >>> import kerncraft
@@ -177,11 +178,7 @@ def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
                      f"{ecm.memory_time:.2f} cy/CL / T_L3MEM at saturated bandwidth "
                      f"{result.saturated_memory_cycles:.2f} cy/CL)")
     lines += incore_lines(result.incore, verbose)
-    memory_choice = links[-1].bandwidth_choice
-    if memory_choice is not None and links[-1].cycles > 0:   # nothing to say without traffic
-        lines.append(f"  {links[-1].name} at the saturated bandwidth of benchmark "
-                     f"'{memory_choice.kernel}': {format_quantity(memory_choice.bandwidth, 'B/s')}"
-                     f" measured on {memory_choice.cores} core(s)")
+    lines += _memory_term_lines(result)
     if ecm.penalty:
         memory = links[-1]
         lines.append(f"  T_penalty {ecm.penalty:.2f} cy/CL = {memory.loads:.2f} lines loaded and "
@@ -195,7 +192,38 @@ def format_ecm(result: "ECMResult", verbose: int = 0) -> str:
     return "\n".join(lines)
 
 
-def _scaling_table(result: "ECMResult") -> str:
+def _memory_term_lines(result: ECMResult) -> list[str]:
+    """Which bandwidth T_L3MEM uses, and why (kerncraft/models/memory_term.py)."""
+    link = result.links[-1]
+    choice = link.bandwidth_choice
+    if choice is None or link.cycles <= 0:       # nothing to say without memory traffic
+        return []
+    term = result.memory_term
+    measured = (f"'{choice.kernel}': {format_quantity(choice.bandwidth, 'B/s')} measured on "
+                f"{choice.cores} core(s)")
+    if not term.single_core:
+        return [f"  {link.name} at the saturated bandwidth of benchmark {measured}",
+                *_partial_cores_note(term)]
+    why = {"overlapping composition": "overlapping composition: the memory term stands alone",
+           "machine file": "the machine file's 'ECM memory bandwidth'"}[term.reason]
+    lines = [f"  {link.name} at the single-core bandwidth of benchmark {measured} ({why}; "
+             "saturation and scaling use the saturated bandwidth)"]
+    if term.penalty_left_out:
+        lines.append(f"  T_penalty {term.penalty_left_out:.2f} cy/CL of the machine file not "
+                     "added: the single-core bandwidth contains one core's memory latency")
+    return lines + _partial_cores_note(term)
+
+
+def _partial_cores_note(term) -> list[str]:
+    """The file could not use every core of the socket (kerncraft-machine pinned, a VM)."""
+    if not term.measured_cores:
+        return []
+    return [f"  note: the machine file's bandwidths were measured on only {term.measured_cores}"
+            " cores ('measured cores'): the saturated bandwidth may be higher, the saturation "
+            "and the scaling too pessimistic"]
+
+
+def _scaling_table(result: ECMResult) -> str:
     numa, socket, unit = result.numa_domain_cores, result.socket_cores, result.unit
     rows = [f"scaling (NUMA domain: {numa} cores, socket: {socket} cores)",
             f"  {'cores':>5} {'cy/CL':>8} {unit if unit != 'cy/CL' else '':>14}  bound"]
@@ -209,7 +237,7 @@ def _scaling_table(result: "ECMResult") -> str:
 
 # ---------------------------------------------------------------- ECMData
 
-def format_ecm_data(result: "ECMDataResult", verbose: int = 0) -> str:
+def format_ecm_data(result: ECMDataResult, verbose: int = 0) -> str:
     """The ``-p ECMData`` report: one row per link and the link times in ``unit``.
 
     >>> import kerncraft
@@ -241,7 +269,7 @@ def format_ecm_data(result: "ECMDataResult", verbose: int = 0) -> str:
 
 # ---------------------------------------------------------------- Roofline
 
-def _level_table(result: "RooflineResult") -> list[str]:
+def _level_table(result: RooflineResult) -> list[str]:
     """Header and one row per memory level (shared by both Roofline reports)."""
     rows = [f"  {'level':<6} {'bytes/CL':>9} {'bandwidth':>12} {'kernel':<8} {'AI FLOP/B':>9} "
             f"{'cy/CL':>7}  performance"]
@@ -253,7 +281,7 @@ def _level_table(result: "RooflineResult") -> list[str]:
     return rows
 
 
-def format_roofline(result: "RooflineResult", verbose: int = 0) -> str:
+def format_roofline(result: RooflineResult, verbose: int = 0) -> str:
     """The ``-p RooflineFLOP`` or ``-p RooflineASM`` report.
 
     >>> import kerncraft
@@ -289,7 +317,7 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def format_lc(result: "LCResult", verbose: int = 0) -> str:
+def format_lc(result: LCResult, verbose: int = 0) -> str:
     """The ``-p LC`` report: conditions per level, traffic, notes.
 
     >>> import kerncraft
@@ -318,8 +346,9 @@ def format_lc(result: "LCResult", verbose: int = 0) -> str:
 
 
 def _lc_level_lines(analysis, point, cap, u) -> list[str]:
-    # the byte format of the predictor's own notes, so report and notes agree
-    from kerncraft.cache.lc_flags import _bytes as fmt_bytes
+    # the byte format of the predictor's own notes, so report and notes agree (imported
+    # here: that module brings sympy)
+    from kerncraft.cache.lc_flags import format_bytes
 
     held = point.holding[cap.name]
     lines = ["", cap.describe(),
@@ -331,7 +360,7 @@ def _lc_level_lines(analysis, point, cap, u) -> list[str]:
         mark = "->" if cond.index == held else "  "
         fits = "yes" if foot <= cap.usable else "no"
         window = cond.window if cond.index == 0 else f"{cond.window} ({cond.threshold_text} it)"
-        lines.append(f"{mark}{cond.index:>2}  {_short(window, 34):<34} {fmt_bytes(foot):>10}  "
+        lines.append(f"{mark}{cond.index:>2}  {_short(window, 34):<34} {format_bytes(foot):>10}  "
                      f"{fits:<4} {misses:>6.2f} {stores:>6.2f} {evicts:>6.2f}")
         if cond.index:
             lines.append(f"{'':6}condition: {cond.inequality_text}")
@@ -345,10 +374,10 @@ def _lc_level_lines(analysis, point, cap, u) -> list[str]:
 
 # ---------------------------------------------------------------- Benchmark
 
-def format_benchmark(result: "BenchmarkResult", unit: str = "cy/CL") -> str:
-    """The ``-p Benchmark`` report of a
-    :class:`~kerncraft.models.results.BenchmarkResult` (measured by
-    :func:`kerncraft.benchmark.kernel_run.run_benchmark`)."""
+def format_benchmark(result: BenchmarkResult, verbose: int = 0) -> str:
+    """The ``-p Benchmark`` report of a measurement (made by
+    :func:`kerncraft.benchmark.kernel_run.run_benchmark`), with the value in its ``unit``."""
+    unit = result.unit
     units = ["cy/CL", "cy/It", "It/s"] + (["FLOP/s"] if result.flops_per_iteration else [])
     where = ", ".join(map(str, result.cpus))
     lines = [f"Benchmark ({result.cores} core(s) pinned to CPU {where})",
@@ -376,9 +405,23 @@ def format_benchmark(result: "BenchmarkResult", unit: str = "cy/CL") -> str:
     return "\n".join(lines)
 
 
-#: result type name (in the module _RESULTS) -> its formatter(result, verbose)
-_RESULTS = "kerncraft.models.results"
-_FORMATTERS = {"ECMResult": format_ecm, "InCoreResult": format_ecm_cpu,
-               "ECMDataResult": format_ecm_data, "RooflineResult": format_roofline,
-               "LCResult": format_lc,
-               "BenchmarkResult": lambda result, verbose=0: format_benchmark(result)}
+def format_comparison(rows: Sequence[ComparisonRow], cores: int = 1) -> str:
+    """The table of predictions next to the measurement (``-p Benchmark`` with a
+    predicting model; rows from :func:`kerncraft.models.compare.compare_reports`).
+
+    >>> print(format_comparison([ComparisonRow("ECM", 12.0, 10.0)]).splitlines()[-1])
+      ECM             12.00 cy   10.00 cy   +20.0%
+    """
+    lines = [f"Prediction vs. measurement ({cores} core(s); error = (prediction - "
+             "measurement) / measurement)",
+             f"  {'model':<13} {'predicted':>10} {'measured':>10} {'error':>8}"]
+    for row in rows:
+        lines.append(f"  {row.model:<13} {row.predicted:>7.2f} cy {row.measured:>7.2f} cy "
+                     f"{100 * row.error:>+7.1f}%")
+    return "\n".join(lines)
+
+
+#: result type -> its formatter(result, verbose)
+_FORMATTERS: dict[type, Callable[[Any, int], str]] = {
+    ECMResult: format_ecm, ECMCPUResult: format_ecm_cpu, ECMDataResult: format_ecm_data,
+    RooflineResult: format_roofline, LCResult: format_lc, BenchmarkResult: format_benchmark}

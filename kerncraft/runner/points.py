@@ -75,8 +75,10 @@ def open_store(kernel, machine, models: Sequence[str], options) -> PointStore | 
     if (not pointcache_enabled() or not kernel.source or not getattr(machine, "path", None)
             or options.incore_model not in CACHEABLE_INCORE or kernel.bindings):
         return None
+    from kerncraft.incore.calibration import calibration_bytes
     try:
         machine_bytes = Path(machine.path).read_bytes()
+        machine_bytes += calibration_bytes(machine.path, machine_bytes)   # its in-core calibration
     except OSError:
         return None     # the machine was loaded from elsewhere: nothing to key it by
     from kerncraft.compilation.compiler import compiler_stamps

@@ -1,11 +1,10 @@
-"""Which performance models exist, and running them over the -D points.
+"""Running the models: one model at one point (:func:`model_report`), and every
+model over the -D points of a run (:func:`run_models`, the command line's loop).
 
-A model is a callable ``model(kernel, machine, options) -> ModelReport`` taking a
-*bound* kernel and :class:`~kerncraft.options.AnalysisOptions` (or an object
-with the same attributes, converted by :func:`~kerncraft.options.as_options`).
-The typed results without the text come from :func:`kerncraft.analyze`. Models
-that a later development stage provides are listed in ``PLANNED`` with the
-stage that builds them, so the CLI can say so in one line.
+A model of the table (:data:`kerncraft.runner.table.MODELS`) computes a typed
+result; :func:`model_report` adds the text of :func:`kerncraft.report.text.format_result`
+and the JSON data of ``result.to_dict()``. The typed results without the text come
+from :func:`kerncraft.analyze`.
 """
 from __future__ import annotations
 
@@ -13,13 +12,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence, TextIO
 
-from kerncraft.errors import NotImplementedModelError
+from kerncraft.runner.table import model_entry
+
+__all__ = ["ModelReport", "model_report", "run_models"]
 
 
 @dataclass(frozen=True)
 class ModelReport:
-    """What a model entry point returns: the text it prints, the numbers for --json
-    (``result.to_dict()``) and the typed result itself (None for stubs)."""
+    """One model at one point: the text it prints, the numbers for --json
+    (``result.to_dict()``) and the typed result itself."""
 
     model: str
     text: str
@@ -27,29 +28,24 @@ class ModelReport:
     result: Any = None
 
 
-ModelFunction = Callable[..., ModelReport]
+def model_report(name: str, kernel, machine, options) -> ModelReport:
+    """Model ``name`` of the table for a bound kernel, computed and rendered
+    (``options``: AnalysisOptions or a namespace with the same attributes).
 
-PLANNED: Mapping[str, str] = {}
+    >>> import kerncraft
+    >>> copy = kerncraft.api.load_kernel("kernels/copy.c").bind({"N": 10**7})
+    >>> report = model_report("ECM", copy, kerncraft.load_machine("CSX"), None)
+    >>> report.text.splitlines()[2]
+    '{ 2.00 \u230b 4.00 \u230b 12.00 \u230b 20.76 } cy/CL   {T_L1 \u230b T_L2 \u230b T_L3 \u230b T_MEM}'
+    >>> report.data == report.result.to_dict()
+    True
+    """
+    from kerncraft.options import as_options
+    from kerncraft.report.text import format_result
 
-
-IMPLEMENTED: Mapping[str, str] = {
-    "ECMData": "kerncraft.models.ecm_data:ecm_data_model",
-    "RooflineFLOP": "kerncraft.models.roofline:roofline_flop_model",
-    "LC": "kerncraft.models.lc:lc_model",
-    "ECMCPU": "kerncraft.models.ecm:ecm_cpu_model",
-    "ECM": "kerncraft.models.ecm:ecm_model",
-    "RooflineASM": "kerncraft.models.roofline:roofline_asm_model",
-    "Benchmark": "kerncraft.benchmark.kernel_run:benchmark_model",
-}
-"""Models of this version, as 'module:function' (imported only when used)."""
-
-
-def load_model(name: str) -> ModelFunction:
-    """Import and return the function of an implemented model."""
-    import importlib
-
-    module_name, function = IMPLEMENTED[name].split(":")
-    return getattr(importlib.import_module(module_name), function)
+    options = as_options(options)
+    result = model_entry(name).compute(kernel, machine, options)
+    return ModelReport(name, format_result(result, options.verbose), result.to_dict(), result)
 
 
 def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
@@ -58,15 +54,16 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
                store: str | None = None, jobs: int = 1) -> int:
     """Run every model for every -D point, print reports, write JSON if asked.
 
+    ``models``: names of the table (:data:`kerncraft.runner.table.MODELS`).
     ``json_target``: a file name or ``-`` (stdout); when None, the ``json``
     attribute of ``options`` if it has one (older callers pass the namespace).
     ``on_point(bound_kernel, reports)`` is called after every point (``--plot``).
     ``store``: a file the run's JSON document is appended to as one line (``--store``).
-    ``jobs``: points computed in parallel processes (not with ``on_point`` or
-    ``-p Benchmark``, which need the typed results or a quiet machine).
+    ``jobs``: points computed in parallel processes (not with ``on_point`` or a
+    model that measures, which need the typed results or a quiet machine).
 
     A point computed before with the same inputs is read back from
-    :mod:`kerncraft.memo.reports` instead (not with ``on_point`` or Benchmark).
+    :mod:`kerncraft.memo.reports` instead (not with ``on_point`` or a measuring model).
     """
     from kerncraft.kernel.defines import resolve_bindings
     from kerncraft.runner.points import write_documents
@@ -77,37 +74,27 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     if json_target is None:
         json_target = getattr(options, "json", None)
     options = as_options(options)
-
-    missing = [m for m in models if m not in IMPLEMENTED]
-    implemented = {m: load_model(m) for m in models if m in IMPLEMENTED}
+    measuring = any([model_entry(m).measures for m in models])   # every name checked
     bindings = resolve_bindings(kernel, points)
-    measuring = "Benchmark" in implemented
-    if measuring or on_point is not None:
-        json_points = _run_typed(models, implemented, kernel, machine, bindings, options, out,
-                                 on_point)
+    if on_point is not None or measuring:
+        json_points = _run_typed(models, kernel, machine, bindings, options, out, on_point)
     else:
-        json_points = _run_cached(models, implemented, kernel, machine, bindings, options, out,
-                                  jobs)
+        json_points = _run_cached(models, kernel, machine, bindings, options, out, jobs)
     write_documents(cli_document(kernel.filename, machine.path, json_points), json_target,
                     store, out)
-    if missing:
-        name = missing[0]
-        raise NotImplementedModelError(
-            f"model {name} is not available in this version yet (it is built by "
-            f"{PLANNED.get(name, 'a later stage')})")
     return 0
 
 
-def _run_typed(models, implemented, kernel, machine, bindings, options, out,
-               on_point) -> list[dict]:
+def _run_typed(models, kernel, machine, bindings, options, out, on_point) -> list[dict]:
     """Points whose typed results are needed (``--plot``) or that measure."""
     from kerncraft.kernel.summary import format_kernel_summary
-    from kerncraft.models.compare import compare_reports, format_comparison
+    from kerncraft.models.compare import compare_reports
     from kerncraft.runner.points import point_label, print_header
     from kerncraft.report.json import point_document
+    from kerncraft.report.text import format_comparison
 
     json_points = []
-    measuring = "Benchmark" in implemented
+    measuring = any(model_entry(m).measures for m in models)
     for number, values in enumerate(bindings, 1):
         bound = kernel.bind(values)
         if measuring:       # seconds per point: say where the run is (stderr, not the report)
@@ -117,7 +104,7 @@ def _run_typed(models, implemented, kernel, machine, bindings, options, out,
         print_header(bound.bindings, len(bindings), out)
         if options.verbose:
             print(format_kernel_summary(bound), file=out)
-        reports = [implemented[m](bound, machine, options) for m in models if m in implemented]
+        reports = [model_report(m, bound, machine, options) for m in models]
         for report in reports:
             print(report.text, file=out)
         if on_point is not None:
@@ -131,15 +118,13 @@ def _run_typed(models, implemented, kernel, machine, bindings, options, out,
     return json_points
 
 
-def _run_cached(models, implemented, kernel, machine, bindings, options, out,
-                jobs: int) -> list[dict]:
+def _run_cached(models, kernel, machine, bindings, options, out, jobs: int) -> list[dict]:
     """Predicting models: each point from the point cache, else computed (and kept)."""
     from kerncraft.runner.points import (Progress, open_store, parallel_points, print_header,
                                          print_point, stored_form)
     from kerncraft.report.json import point_document
 
-    entries = [(m, implemented[m]) for m in models if m in implemented]
-    store = open_store(kernel, machine, tuple(m for m, _ in entries), options)
+    store = open_store(kernel, machine, tuple(models), options)
     stored = [store.load(values) if store is not None else None for values in bindings]
     count = len(bindings)
 
@@ -153,7 +138,7 @@ def _run_cached(models, implemented, kernel, machine, bindings, options, out,
         if printing and summary is not None:
             print(summary, file=out)
         point = stored_form(bound.bindings, summary,
-                            [model(bound, machine, options) for _, model in entries])
+                            [model_report(m, bound, machine, options) for m in models])
         if store is not None:
             store.store(point, values)
         return point
@@ -181,11 +166,3 @@ def _run_cached(models, implemented, kernel, machine, bindings, options, out,
             progress.tick()
         json_points.append(point_document(point.bindings, {m: d for m, _, d in point.reports}))
     return json_points
-
-
-def _write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
-    """:func:`kerncraft.report.json.write_json` under its former name (imported by
-    kerncraft/cli/validate.py)."""
-    from kerncraft.report.json import write_json
-
-    write_json(target, document, out)

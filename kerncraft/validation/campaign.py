@@ -50,7 +50,7 @@ from kerncraft.errors import KerncraftError
 from kerncraft.resources import bundled_dir
 from kerncraft.models.compare import predicted_cycles, relative_error
 
-__all__ = ["DEFAULT_KERNELS", "QUICK_KERNELS", "KERNEL_DIR", "RunOptions", "Measurement",
+__all__ = ["DEFAULT_KERNELS", "QUICK_KERNELS", "KERNEL_DIR", "RunOptions", "PointMeasurement",
            "Prediction", "ValidationPoint", "LevelSummary", "ModelSummary", "Skipped",
            "ValidationResult", "resolve_kernel", "benchmark_measure", "predict", "make_point",
            "best_of_rounds",
@@ -77,7 +77,10 @@ class RunOptions:
 
 
 @dataclass(frozen=True)
-class Measurement:
+class PointMeasurement:
+    """The measurement of one validation point (one timing run:
+    :class:`kerncraft.measure.timing.Measurement`)."""
+
     cycles_per_cl: float
     backend: str
     clock_hz: float | None = None
@@ -90,7 +93,7 @@ class Measurement:
 ROUND_SPREAD = 0.10
 
 
-def best_of_rounds(measurements: Sequence[Measurement]) -> Measurement:
+def best_of_rounds(measurements: Sequence[PointMeasurement]) -> PointMeasurement:
     """The fastest of the rounds of one point, with every round's cy/CL kept.
 
     Rounds are minutes apart, so a host whose speed drifts (a VM with busy neighbours:
@@ -106,12 +109,12 @@ def best_of_rounds(measurements: Sequence[Measurement]) -> Measurement:
         notes.append(f"the {len(values)} rounds differ by {spread:.0%} "
                      f"({', '.join(f'{v:.2f}' for v in values)} cy/CL): an unsteady host; "
                      "the fastest counts")
-    return Measurement(best.cycles_per_cl, best.backend, best.clock_hz, best.seconds,
+    return PointMeasurement(best.cycles_per_cl, best.backend, best.clock_hz, best.seconds,
                        tuple(notes), values if len(values) > 1 else ())
 
 
-#: measure(bound kernel, machine, options) -> Measurement; tests inject a fake.
-MeasureFunction = Callable[[Any, Any, RunOptions], Measurement]
+#: measure(bound kernel, machine, options) -> PointMeasurement; tests inject a fake.
+MeasureFunction = Callable[[Any, Any, RunOptions], PointMeasurement]
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ class ValidationPoint:
     size: SizeChoice
     measured: float
     prediction: Prediction
-    measurement: Measurement
+    measurement: PointMeasurement
     notes: tuple[str, ...]
 
     @property
@@ -241,7 +244,7 @@ POINT_CLOCK = (0.02, 3)
 CLOCK_DRIFT = 0.02
 
 
-def benchmark_measure(bound, machine, options: RunOptions) -> Measurement:
+def benchmark_measure(bound, machine, options: RunOptions) -> PointMeasurement:
     """The real measurement: ``-p Benchmark`` (best of ``repeats`` runs of ``min_time``),
     cycles at the mean of the core clock calibrated just before and just after it."""
     from kerncraft.benchmark.kernel_run import choose_cpus, run_benchmark
@@ -261,7 +264,7 @@ def benchmark_measure(bound, machine, options: RunOptions) -> Measurement:
         if abs(drift) > CLOCK_DRIFT:
             notes.append(f"core clock {before.core_hz / 1e9:.2f} -> {after.core_hz / 1e9:.2f} "
                          f"GHz during the point ({drift:+.1%}); cycles at the mean")
-    return Measurement(cycles, result.backend, clock_hz, result.seconds, tuple(notes))
+    return PointMeasurement(cycles, result.backend, clock_hz, result.seconds, tuple(notes))
 
 
 def _model_args(cores: int, incore_model: str = "kerncraft"):
@@ -272,20 +275,20 @@ def _model_args(cores: int, incore_model: str = "kerncraft"):
 
 def predict(bound, machine, options: RunOptions) -> Prediction:
     """ECM (scaling row for ``cores``) and Roofline cy/CL of a bound kernel."""
-    from kerncraft.models.ecm import ecm_model
-    from kerncraft.models.roofline import roofline_asm_model, roofline_flop_model
+    from kerncraft.models.ecm import compute_ecm
+    from kerncraft.models.roofline import compute_roofline_asm, compute_roofline_flop
 
     args = _model_args(options.cores, options.incore_model)
-    ecm = ecm_model(bound, machine, args)
+    ecm = compute_ecm(bound, machine, args).to_dict()
     if options.roofline not in ("RooflineASM", "RooflineFLOP"):
         raise KerncraftError(f"unknown Roofline model {options.roofline!r}")
-    roofline = (roofline_asm_model if options.roofline == "RooflineASM"
-                else roofline_flop_model)(bound, machine, args)
-    ecm_cycles = predicted_cycles("ECM", ecm.data, options.cores)
-    roofline_cycles = predicted_cycles(options.roofline, roofline.data, options.cores)
+    roofline = (compute_roofline_asm if options.roofline == "RooflineASM"
+                else compute_roofline_flop)(bound, machine, args).to_dict()
+    ecm_cycles = predicted_cycles("ECM", ecm, options.cores)
+    roofline_cycles = predicted_cycles(options.roofline, roofline, options.cores)
     if ecm_cycles is None or roofline_cycles is None:
         raise KerncraftError(f"no prediction for {options.cores} core(s)")
-    return Prediction(ecm_cycles, roofline_cycles, dict(ecm.data))
+    return Prediction(ecm_cycles, roofline_cycles, ecm)
 
 
 def _inner_trip_count(bound) -> int | None:
@@ -294,7 +297,7 @@ def _inner_trip_count(bound) -> int | None:
 
 
 def make_point(kernel: str, size: SizeChoice, bound, machine, prediction: Prediction,
-               measurement: Measurement) -> ValidationPoint:
+               measurement: PointMeasurement) -> ValidationPoint:
     """A measured point, with notes when ECM is more than 30 % off."""
     error = relative_error(prediction.ecm, measurement.cycles_per_cl)
     caches = [(lvl.name, int(lvl.size_per_group)) for lvl in machine.cache_levels
@@ -353,14 +356,14 @@ def _plan_point(label: str, kernel, level: str, machine, options: RunOptions) ->
 
 
 def _measure(plan: _Planned, machine, options: RunOptions, measure: MeasureFunction,
-             progress: TextIO, position: str, round_number: int = 1) -> Measurement:
+             progress: TextIO, position: str, round_number: int = 1) -> PointMeasurement:
     which = f" (round {round_number}/{options.rounds})" if options.rounds > 1 else ""
     print(f"{position} {plan.label} {plan.size.level} {_label(plan.size)} measuring{which}",
           file=progress, flush=True)
     return measure(plan.bound, machine, options)
 
 
-def _point(plan: _Planned, machine, measurements: Sequence[Measurement]) -> ValidationPoint:
+def _point(plan: _Planned, machine, measurements: Sequence[PointMeasurement]) -> ValidationPoint:
     return make_point(plan.label, plan.size, plan.bound, machine, plan.prediction,
                       best_of_rounds(measurements))
 
@@ -381,7 +384,7 @@ def run_validation(kernels: Sequence[tuple[str, Any]], machine, levels: Sequence
     """
     progress = progress if progress is not None else sys.stderr
     started = time.monotonic()
-    planned: list[tuple[_Planned, list[Measurement]]] = []
+    planned: list[tuple[_Planned, list[PointMeasurement]]] = []
     skipped: list[Skipped] = []
     shown: list[ValidationPoint] = []
     total = len(kernels) * len(levels)

@@ -123,10 +123,16 @@ def fact_notes(*, error: float, level: str, model_level: str, working_set: int,
         notes += _short_row_notes(inner_trip_count, row_cycles)
     if level == "MEM" or model_level == "MEM":
         how = "overlaps with" if memory_overlaps else "adds to"
-        notes.append(f"memory level: T_L3MEM is the saturated bandwidth's time and {how} "
-                     "the in-core time as the machine file says; one core's own bandwidth "
-                     "(latency-bound streams, prefetchers) and its real overlap are not in "
-                     "the model")
+        if ecm_data.get("memory_term", {}).get("basis") == "single-core":
+            notes.append(f"memory level: T_L3MEM is the time at one core's measured bandwidth "
+                         f"and {how} the in-core time as the machine file says; a kernel whose "
+                         "streams differ from the benchmark's (prefetchers, row starts) is "
+                         "not in the model")
+        else:
+            notes.append(f"memory level: T_L3MEM is the saturated bandwidth's time and {how} "
+                         "the in-core time as the machine file says; one core's own bandwidth "
+                         "(latency-bound streams, prefetchers) and its real overlap are not in "
+                         "the model")
     return notes
 
 

@@ -29,16 +29,20 @@ else ``register_offset``; the pseudo-form's ``latency`` delays the loaded value
 alone. A database without the pseudo-form makes register offsets free.
 
 :func:`adapt_model` wraps a database whose YAML header says ``isa: aarch64``
-in :class:`AArch64PortModel`; other databases are returned unchanged.
+(:attr:`PortModel.isa <kerncraft.incore.database.PortModel>`) in
+:class:`AArch64PortModel`; other databases are returned unchanged.
 """
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kerncraft.incore.model import Instruction, InstructionCost, Memory
+
+if TYPE_CHECKING:
+    from kerncraft.incore.database import PortModel
+    from kerncraft.incore.protocols import PortModelLike
 
 __all__ = ["AArch64PortModel", "adapt_model", "database_isa", "WRITEBACK_FORM",
            "REGISTER_OFFSET_FORM", "compose_writeback", "compose_register_offset"]
@@ -88,10 +92,11 @@ class AArch64PortModel:
     AArch64.
     """
 
-    base: Any
+    base: PortModel
     isa: str = "aarch64"
 
     def __getattr__(self, name: str) -> Any:
+        # the wrapper adds rules, not fields: everything else is the database's
         if name.startswith("__"):
             raise AttributeError(name)
         return getattr(self.base, name)
@@ -134,28 +139,12 @@ class AArch64PortModel:
         return self.base.has_form(form_key)
 
 
-@functools.lru_cache(maxsize=32)
-def _header_isa(path: str) -> str:
-    from kerncraft.incore.database import _read_yaml   # cached JSON of the YAML file
-    try:
-        data = _read_yaml(Path(path))
-    except Exception:  # noqa: BLE001 - an unreadable file was reported by the loader
-        return "x86"
-    return str(data.get("isa", "x86")).lower()
+def database_isa(model: PortModelLike) -> str:
+    """ISA of a loaded database (the ``isa`` key of its YAML header), 'x86' if empty."""
+    return str(model.isa or "x86").lower()
 
 
-def database_isa(model: Any) -> str:
-    """ISA of a loaded database: its ``isa`` attribute, else the ``isa`` key of
-    its YAML header (the loader keeps unknown header keys out of the model),
-    else 'x86'."""
-    isa = getattr(model, "isa", None)
-    if isa:
-        return str(isa).lower()
-    path = getattr(model, "path", "")
-    return _header_isa(str(path)) if path else "x86"
-
-
-def adapt_model(model: Any) -> Any:
+def adapt_model(model: PortModel | AArch64PortModel) -> PortModel | AArch64PortModel:
     """``model`` wrapped in :class:`AArch64PortModel` if it is an AArch64
     database (and not wrapped already), else ``model`` itself."""
     if isinstance(model, AArch64PortModel) or database_isa(model) != "aarch64":

@@ -33,9 +33,14 @@ from __future__ import annotations
 
 import re
 import shlex
+from typing import TYPE_CHECKING
 
 from kerncraft.errors import KerncraftError, ToolError
-from kerncraft.incore.backends import BackendAnalysis, find_versioned, marked_block, run_tool
+from kerncraft.incore.backends.result import BackendAnalysis
+from kerncraft.incore.backends.tool_run import find_versioned, marked_block, run_tool
+
+if TYPE_CHECKING:
+    from kerncraft.incore.protocols import SelectedBlock
 
 NAME = "LLVM-MCA"
 BEGIN, END = "LLVM-MCA-BEGIN kerncraft", "LLVM-MCA-END"
@@ -65,7 +70,7 @@ def command(path: str, arch: str, iterations: int) -> list[str]:
     return [path, *arch_arguments(arch), f"-iterations={iterations}", "{dir}/kernel.s"]
 
 
-def analyse(asm_text: str, selection, arch: str, *, ignore_unknown: bool = False,
+def analyse(asm_text: str, selection: SelectedBlock, arch: str, *, ignore_unknown: bool = False,
             tool: str | None = None) -> BackendAnalysis:
     """Run llvm-mca on the selected block and parse its report."""
     path = tool or find_tool()

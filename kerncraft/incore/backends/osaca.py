@@ -20,9 +20,14 @@ OSACA. Detection: ``$KERNCRAFT_OSACA``, else ``osaca`` on PATH.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from kerncraft.errors import KerncraftError, SourceLocation, ToolError, UnknownInstructionError
-from kerncraft.incore.backends import BackendAnalysis, find_versioned, marked_block, run_tool
+from kerncraft.incore.backends.result import BackendAnalysis
+from kerncraft.incore.backends.tool_run import find_versioned, marked_block, run_tool
+
+if TYPE_CHECKING:
+    from kerncraft.incore.protocols import SelectedBlock
 
 NAME = "OSACA"
 BEGIN, END = "OSACA-BEGIN", "OSACA-END"
@@ -47,7 +52,7 @@ def command(path: str, arch: str, ignore_unknown: bool) -> list[str]:
     return cmd + ["{dir}/kernel.s"]
 
 
-def analyse(asm_text: str, selection, arch: str, *, ignore_unknown: bool = False,
+def analyse(asm_text: str, selection: SelectedBlock, arch: str, *, ignore_unknown: bool = False,
             tool: str | None = None) -> BackendAnalysis:
     """Run OSACA on the selected block and parse its report."""
     path = tool or find_tool()
