@@ -28,7 +28,11 @@ Decision (:func:`decide`), per table entry:
 * reciprocal throughput: when it differs by more than ``tolerance`` and 0.05 cy, the
   entry's own uops are scaled by measured / prior on their documented ports; written
   only if the scaled entry (with the header's load/store uops) reproduces the
-  measurement -- a calibration rescales, it does not invent ports;
+  measurement -- a calibration rescales, it does not invent ports. Where the header's
+  load/store uops bind, a load/store entry is rewritten on the same ports
+  (:mod:`kerncraft.dbtools.calibrate_memory`: its extra access uop dropped or rescaled,
+  else the placeholders' uops written out and lowered where they bind), again only if
+  that reproduces the measurement;
 * forms without an execution port (moves eliminated at rename), compares (no register
   result) and read-modify-write memory chains are not written;
 * the L1 load-to-use latency of a pointer chase becomes the header's ``load_latency.gpr``.
@@ -40,6 +44,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from kerncraft.dbtools.calibrate_memory import extra_access_positions, memory_rewrite
 from kerncraft.dbtools.calibration_file import EntryChange
 from kerncraft.errors import KerncraftError
 from kerncraft.incore.calibration import MeasuredEntry
@@ -170,7 +175,8 @@ def calibration_targets(model: Any, forms: Iterable[str]
     for form in forms:
         key = table_key(model, form)
         if key is None:
-            unknown.append(form)
+            if form not in unknown:   # a kernel form may also be a standard one
+                unknown.append(form)
             continue
         if key in seen_keys:
             continue
@@ -268,8 +274,9 @@ def _balanced(uops: Sequence[Any], ports: Sequence[str]) -> float:
 
 
 def _throughput_finding(model: Any, m: FormMeasurement, tolerance: float
-                        ) -> tuple[MeasuredEntry | None, float | None]:
-    """(finding, scale of the entry's uops) of the reciprocal throughput."""
+                        ) -> tuple[MeasuredEntry | None, EntryChange | None]:
+    """(finding, change of the entry) of the reciprocal throughput: the entry's own uops
+    scaled, else a load/store entry rewritten (:mod:`kerncraft.dbtools.calibrate_memory`)."""
     entry = model.forms[m.key]
     cost = model.lookup_form(m.form)
     if m.throughput is None or cost is None or _is_eliminated(entry):
@@ -279,23 +286,41 @@ def _throughput_finding(model: Any, m: FormMeasurement, tolerance: float
         return None, None
     written = round(m.throughput, 2)
     scale = written / prior
-    own = [u for u in entry.uops if not isinstance(u, str)]
+    # the operation's own uops; a second access uop (Zen 4's zmm halves) is the access
+    # itself, which only the load/store rewrite below changes
+    extras = extra_access_positions(model, entry.uops)
+    own = [u for i, u in enumerate(entry.uops) if not isinstance(u, str) and i not in extras]
     rest = list(cost.uops)            # the header's load/store uops and composed parts
     for uop in own:
         if uop in rest:
             rest.remove(uop)
     scaled = [Uop(u.ports, u.cycles * scale) for u in own]
     reached = _balanced(scaled + rest, model.ports) if scaled else prior
-    reason = ""
+    change: EntryChange | None = None
+    reason = how = ""
     if m.throughput_spread > MAX_SPREAD:
         reason = f"runs disagree (spread {100 * m.throughput_spread:.0f} %)"
-    elif _differs(reached, m.throughput, tolerance, 0.05):
-        reason = (f"the entry's own uops scaled give {reached:.2f} cy: the load/store uops of "
-                  "the header bind, which a form calibration does not change")
+    elif not _differs(reached, m.throughput, tolerance, 0.05):
+        how = f"the entry's own uops scaled by {scale:.3g} on their ports"
+        kept = None if not extras else tuple(   # the access uops as they were
+            u if isinstance(u, str) or i in extras else Uop(u.ports, round(u.cycles * scale, 4))
+            for i, u in enumerate(entry.uops))
+        change = EntryChange(throughput_scale=scale, throughput=written, uops=kept)
+    else:
+        rewrite = memory_rewrite(
+            model, entry.uops, written,
+            lambda value: not _differs(value, m.throughput, tolerance, 0.05))
+        if rewrite is None:
+            reason = (f"the entry's own uops scaled give {reached:.2f} cy and no rewrite of "
+                      "its load/store uops on the documented ports reproduces the measurement")
+        else:
+            written, how = round(rewrite.reached, 2), rewrite.how
+            change = EntryChange(uops=rewrite.uops, access=rewrite.access, throughput=written,
+                                 how=how)
     finding = MeasuredEntry(m.key, "tp", round(m.throughput, 3), round(prior, 3),
                             None if reason else written, round(m.throughput_spread, 4),
-                            m.form, reason)
-    return finding, None if reason else scale
+                            m.form, reason, how)
+    return finding, change
 
 
 def decide(model: Any, measurements: Iterable[FormMeasurement], tolerance: float = 0.1
@@ -309,7 +334,7 @@ def decide(model: Any, measurements: Iterable[FormMeasurement], tolerance: float
     agreeing = 0
     for m in measurements:
         lat, field, _ = _latency_finding(model, m, tolerance)
-        tp, scale = _throughput_finding(model, m, tolerance)
+        tp, tp_change = _throughput_finding(model, m, tolerance)
         if lat is None and tp is None:
             agreeing += 1
             continue
@@ -322,8 +347,8 @@ def decide(model: Any, measurements: Iterable[FormMeasurement], tolerance: float
                 header["load_latency"] = {**dict(model.load_latency), "gpr": lat.written}
             else:
                 change = change.merged(EntryChange(latency=lat.written))
-        if tp is not None and tp.written is not None:
-            change = change.merged(EntryChange(throughput_scale=scale, throughput=tp.written))
+        if tp_change is not None:
+            change = change.merged(tp_change)
         if change != EntryChange():
             changes[m.key] = changes.get(m.key, EntryChange()).merged(change)
     return Decision(changes, header, tuple(written), tuple(not_written), agreeing)

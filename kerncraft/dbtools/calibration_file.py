@@ -5,9 +5,11 @@ in, as a port-model database that ``extends`` the prior (format and reader:
 An entry is copied whole from the prior (uops with their placeholders, variants,
 ``mem_dest``, forwarding group ...), because a table entry replaces the inherited one
 completely; only the measured fields change. A throughput measurement scales the
-cycles of every uop of the entry by measured / prior reciprocal throughput: the ports
-stay as documented, and since the port balance is linear in the cycles the entry's
-throughput becomes the measured one.
+cycles of the entry's uops by measured / prior reciprocal throughput: the ports stay as
+documented, and since the port balance is linear in the cycles the entry's throughput
+becomes the measured one. A load/store entry whose header uops bound is written with
+the uops :mod:`kerncraft.dbtools.calibrate_memory` gives it (``EntryChange.uops``,
+``access``), and its ``source`` says how.
 
 Scalars are written in JSON spelling (valid YAML flow style) so form keys with commas
 and port names such as ``'0DV'`` need no further quoting rules.
@@ -34,6 +36,12 @@ class EntryChange:
     throughput: float | None = None           # the entry's new 'tp'
     bypass: str | None = None                 # forwarding group, with latency_other
     latency_other: float | None = None
+    # a load/store form rewritten (kerncraft.dbtools.calibrate_memory): its new uops
+    # (placeholders kept where unchanged; throughput_scale is not applied to them), what
+    # it accesses once placeholders are written out, and how (the entry's source says it)
+    uops: tuple[Uop | str, ...] | None = None
+    access: str | None = None
+    how: str | None = None
 
     def merged(self, other: "EntryChange") -> "EntryChange":
         """Both changes; ``other``'s fields win where both are set."""
@@ -76,7 +84,9 @@ def entry_spec(entry: FormEntry, order: Sequence[str], change: EntryChange | Non
     ports, for a stable spelling of port sets)."""
     change = change or EntryChange()
     scale = change.throughput_scale or 1.0
-    spec: dict[str, Any] = {"uops": [_uop_spec(u, order, scale) for u in entry.uops],
+    uops = [_uop_spec(u, order, scale) for u in entry.uops] if change.uops is None \
+        else [_uop_spec(u, order, 1.0) for u in change.uops]
+    spec: dict[str, Any] = {"uops": uops,
                             "lat": change.latency if change.latency is not None
                             else entry.latency}
     tp = change.throughput if change.throughput is not None else entry.throughput
@@ -90,6 +100,9 @@ def entry_spec(entry: FormEntry, order: Sequence[str], change: EntryChange | Non
         spec["mem_dest"] = entry.mem_dest
     if entry.load_latency is not None:
         spec["load_lat"] = entry.load_latency
+    access = change.access or entry.access
+    if access is not None:
+        spec["access"] = access
     for name, variant in (("same_reg", entry.same_reg),
                           ("complex_address", entry.complex_address)):
         if variant is not None:        # not measured: as documented, with its source

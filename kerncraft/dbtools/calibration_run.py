@@ -107,9 +107,15 @@ def _source(host: str, date: str, tool: str, runs: int, entries: Sequence[Measur
             "kerncraft.dbtools.microbench, clock-calibrated)")
 
 
-def _specs(model: Any, changes: Mapping[str, EntryChange]) -> dict[str, dict]:
-    return {key: entry_spec(model.forms[key], model.ports, change)
-            for key, change in sorted(changes.items())}
+def _specs(model: Any, changes: Mapping[str, EntryChange], source: str) -> dict[str, dict]:
+    """The written entries; a rewritten load/store entry says how in its own source."""
+    specs = {}
+    for key, change in sorted(changes.items()):
+        spec = entry_spec(model.forms[key], model.ports, change)
+        if change.how:
+            spec["source"] = f"{source}; throughput: {change.how}"
+        specs[key] = spec
+    return specs
 
 
 class _ClockedBench:
@@ -199,6 +205,11 @@ def run_calibration(prior: str, *, plan: CalibrationPlan | None = None,
         chain = measure_chain or _default_chain(lambda: clocked.clocks[-1], cpu,
                                                 plan.short_timing, realtime)
         pairs = pairs if pairs is not None else _kernel_pairs(loops)
+        pairs, lacking, forms_lacking = _known_pairs(model, pairs)
+        if lacking:
+            unknown += tuple(f for f in forms_lacking if f not in unknown)
+            extra["unknown_forms"] = list(unknown)
+            extra["pairs_unknown_to_prior"] = lacking
         periods = _add_forwarding(texts, found, extra, pairs, chain, say)
     text = _final_text(texts, found, extra, periods)
     counts = {k: v for k, v in extra.items() if isinstance(v, int)}
@@ -207,6 +218,24 @@ def run_calibration(prior: str, *, plan: CalibrationPlan | None = None,
 
 
 Found = tuple[dict[str, EntryChange], list[MeasuredEntry], list[MeasuredEntry]]
+
+
+def _known_pairs(model: Any, pairs: Mapping[tuple[str, str], str]
+                 ) -> tuple[dict[tuple[str, str], str], list[str], list[str]]:
+    """(the pairs whose two forms the prior knows, 'producer -> consumer' of the others,
+    the forms it lacks): a chain with a form the prior lacks has no model period to
+    compare with, so it is not timed (the calibration never invents a form)."""
+    known: dict[tuple[str, str], str] = {}
+    lacking: list[str] = []
+    forms: list[str] = []
+    for pair, where in pairs.items():
+        missing = [form for form in pair if model.lookup_form(form) is None]
+        if not missing:
+            known[pair] = where
+            continue
+        lacking.append(f"{pair[0]} -> {pair[1]}")
+        forms += [form for form in missing if form not in forms]
+    return known, lacking, forms
 
 
 def _add_forwarding(texts: Mapping[str, Any], found: Found, extra: dict[str, Any],
@@ -256,7 +285,8 @@ def _text(*, model: Any, prior: str, decision: Decision, changes: Mapping[str, E
         agreeing=decision.agreeing, entries=tuple(written), not_written=tuple(not_written),
         extra=extra)
     source = _source(host, date, tool, plan.runs, written, plan.pairs)
-    return render_calibration(record, [(source, _specs(model, changes))], decision.header)
+    return render_calibration(record, [(source, _specs(model, changes, source))],
+                              decision.header)
 
 
 def _differing(model: Any, periods: Mapping, tolerance: float) -> list[str]:

@@ -78,6 +78,7 @@ class MeasuredEntry:
     spread: float = 0.0
     form: str = ""
     reason: str = ""
+    how: str = ""               # how a written throughput was put into the entry's uops
 
     def to_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"key": self.key, "field": self.field,
@@ -87,6 +88,8 @@ class MeasuredEntry:
             doc["spread"] = self.spread
         if self.form and self.form != self.key:
             doc["form"] = self.form
+        if self.how:
+            doc["how"] = self.how
         if self.reason:
             doc["reason"] = self.reason
         return doc
@@ -147,7 +150,7 @@ def _entry(doc: Mapping[str, Any]) -> MeasuredEntry:
                          measured=float(doc["measured"]), prior=float(doc["prior"]),
                          written=None if written is None else float(written),
                          spread=float(doc.get("spread", 0.0)), form=str(doc.get("form", "")),
-                         reason=str(doc.get("reason", "")))
+                         reason=str(doc.get("reason", "")), how=str(doc.get("how", "")))
 
 
 def calibration_path(machine: _MachineLike) -> Path | None:

@@ -48,7 +48,9 @@ _MOVX = re.compile(r"^mov([sz])(bw|bl|bq|wl|wq|lq)$")
 _SCALAR_FP = re.compile(r"^(?!v?p)[a-z0-9]*s[sd]$")
 _PLACEHOLDERS = ("load", "store", "store_addr", "store_data")
 _ENTRY_KEYS = {"uops", "lat", "latency", "tp", "throughput", "source", "note",
-               "mem_dest", "same_reg", "complex_address", "load_lat", "bypass", "lat_other"}
+               "mem_dest", "same_reg", "complex_address", "load_lat", "bypass", "lat_other",
+               "access"}
+_ACCESS = ("load", "store", "load+store")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class FormEntry:
     complex_address: "FormEntry | None" = None  # base+index+disp variant (lea)
     bypass: str | None = None                # forwarding group: 'lat' holds inside it
     latency_other: float | None = None       # latency to consumers outside the group
+    # 'load' | 'store' | 'load+store': the uops already hold the memory access (written
+    # out instead of placeholders, as a calibration does); the form still loads/stores
+    access: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,15 @@ class PortModel:
             out.append(Uop(frozenset(self.store_data_ports), 1.0))
         return tuple(out)
 
+    def placeholder_uops(self, name: str, simple: bool = False) -> tuple[Uop, ...]:
+        """The uops the header gives placeholder ``name`` (``load``, ``store``,
+        ``store_addr``, ``store_data``); ``simple``: a [base+disp] address."""
+        if name == "load":
+            return self._load_uops()
+        if name not in _PLACEHOLDERS:
+            raise KerncraftError(f"unknown uop placeholder '{name}'")
+        return self._store_uops(simple, name)
+
     def _class_load_latency(self, cls: str) -> float:
         key = "gpr" if cls in _GPR_CLASSES else cls
         if key in self.load_latency:
@@ -221,6 +235,9 @@ class PortModel:
         if complex_addr and entry.complex_address is not None:
             entry = entry.complex_address
         uops, has_load, has_store = self._expand(entry.uops, simple)
+        # an entry whose uops are written out says so: it still has its load latency
+        has_load = has_load or "load" in (entry.access or "")
+        has_store = has_store or "store" in (entry.access or "")
         load_lat = 0.0
         if has_load:
             if entry.load_latency is not None:
@@ -433,6 +450,9 @@ def _entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> F
     bypass, lat_other = spec.get("bypass"), spec.get("lat_other")
     if (bypass is None) != (lat_other is None):
         raise KerncraftError(f"{where}: 'bypass' and 'lat_other' go together")
+    access = spec.get("access")
+    if access is not None and access not in _ACCESS:
+        raise KerncraftError(f"{where}: access must be one of {', '.join(_ACCESS)}")
     src = str(spec.get("source", source))
     variants = {}
     for vname in ("same_reg", "complex_address"):
@@ -447,7 +467,7 @@ def _entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> F
                      load_latency=None if spec.get("load_lat") is None else float(spec["load_lat"]),
                      bypass=None if bypass is None else str(bypass),
                      latency_other=None if lat_other is None else float(lat_other),
-                     **variants)
+                     access=access, **variants)
 
 
 def _uop(spec: Any, portset: set[str], where: str) -> Uop | str:
