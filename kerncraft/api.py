@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Union
 
-from kerncraft.errors import KerncraftError, SourceLocation
+from kerncraft.errors import KerncraftError, KernelError
 from kerncraft.options import AnalysisOptions
 from kerncraft.resources import bundled_kernel, bundled_kernel_names
 # the table of models, re-exported: ``kerncraft.api.MODELS`` and ``canonical_model``
 from kerncraft.runner.table import MODEL_ALIASES, MODELS, canonical_model, model_entry
+from kerncraft.userfiles import decode_text, display_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from kerncraft.kernel.model import KernelModel
@@ -41,23 +42,25 @@ DefineValues = Union[int, str, Iterable[int]]
 def read_kernel_file(path_text: str | Path) -> str:
     """The text of a kernel file, with one clear error when it cannot be read."""
     path = Path(path_text)
+    shown = display_name(path_text)     # a name with non-UTF-8 bytes is still printable
     if not path.exists():
         path = bundled_kernel(path_text) or path   # 'kernels/triad.c' from any folder
     if not path.exists():
         # a bare name or kernels/NAME.c meant a bundled kernel: say which there are
         names = (", ".join(bundled_kernel_names())
                  if Path(path_text).parent in (Path("."), Path("kernels")) else "")
-        raise KerncraftError(f"kernel file not found: {path_text}"
+        raise KerncraftError(f"kernel file not found: {shown}"
                              + (f" (bundled kernels: {names})" if names else ""))
     if path.is_dir():
-        raise KerncraftError(f"kernel path is a directory, not a file: {path_text}")
+        raise KerncraftError(f"kernel path is a directory, not a file: {shown}")
     try:
-        return path.read_text()
-    except UnicodeDecodeError as exc:
-        raise KerncraftError("kernel file is not valid UTF-8 text",
-                             SourceLocation(str(path_text))) from exc
+        data = path.read_bytes()
     except OSError as exc:
-        raise KerncraftError(f"cannot read kernel file {path_text}: {exc.strerror}") from exc
+        raise KerncraftError(f"cannot read kernel file {shown}: {exc.strerror}") from exc
+    # as a machine file: a byte-order mark is dropped, a bad byte located; newlines
+    # translated as text mode reads them
+    text = decode_text(data, path_text, KernelError)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _looks_like_source(text: str) -> bool:

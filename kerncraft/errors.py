@@ -3,7 +3,9 @@
 Every error a user can cause (bad C construct, bad machine file, bad -D value,
 unknown instruction form, missing compiler) is a :class:`KerncraftError`. The
 CLI prints ``str(error)`` on one line and exits with ``error.exit_code``; it
-never shows a traceback for these.
+never shows a traceback for these. What does not fit on that line (the table of
+candidate loop blocks) is in ``error.notes`` and printed after it
+(:func:`error_lines`).
 """
 from __future__ import annotations
 
@@ -30,10 +32,12 @@ class SourceLocation:
 class KerncraftError(Exception):
     """Base class of all user-facing errors.
 
-    ``location`` (if given) is prefixed to the message as ``file:line:col: ``.
+    ``location`` (if given) is prefixed to the message as ``file:line:col: ``;
+    ``notes`` are further lines (a table) shown after the one-line error.
     """
 
     exit_code = 2
+    notes: tuple[str, ...] = ()
 
     def __init__(self, message: str, location: SourceLocation | None = None):
         self.message = message
@@ -44,6 +48,23 @@ class KerncraftError(Exception):
         if self.location is not None:
             return f"{self.location}: {self.message}"
         return self.message
+
+
+def error_lines(prog: str, error: KerncraftError) -> str:
+    r"""What a command prints for ``error``: ``prog: error: message`` on one line,
+    then each note as ``prog: note: first line`` with its further lines indented.
+
+    >>> e = KerncraftError("no block"); e.notes = ("candidates:\n#0 .L2",)
+    >>> print(error_lines("kerncraft", e))
+    kerncraft: error: no block
+    kerncraft: note: candidates:
+      #0 .L2
+    """
+    lines = [f"{prog}: error: {error}"]
+    for note in error.notes:
+        first, *rest = note.split("\n")
+        lines += [f"{prog}: note: {first}", *(f"  {line}" for line in rest)]
+    return "\n".join(lines)
 
 
 class KernelError(KerncraftError):

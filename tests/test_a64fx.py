@@ -15,12 +15,13 @@ import kerncraft
 from kerncraft.compilation.asm_block_aarch64 import flops
 from kerncraft.incore.aarch64 import parse_aarch64
 from kerncraft.incore.analysis import analyze_text
+from support.published import HOW_TO_GET, published
 
 REPO = Path(__file__).resolve().parents[1]
-A64FX_FILE = REPO.parent / "shared" / "reference" / "kerncraft-machine-files" / "A64FX_qpace4.yml"
+A64FX_FILE = published("A64FX_qpace4.yml")
 needs_cross = pytest.mark.skipif(shutil.which("aarch64-linux-gnu-gcc") is None,
                                  reason="aarch64-linux-gnu-gcc not installed")
-needs_file = pytest.mark.skipif(not A64FX_FILE.exists(), reason="published machine files absent")
+needs_file = pytest.mark.skipif(not A64FX_FILE.exists(), reason=HOW_TO_GET)
 
 # gcc 12 -Ofast -march=armv8.2-a+sve -msve-vector-bits=512 for the triad a[i] = b[i] + s * c[i]
 TRIAD = """\

@@ -43,8 +43,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kerncraft.memo",),                         # finished reports, in-core analyses on disk
     ("kerncraft.incore",),                       # assembly parsers, port models, analysis
     ("kerncraft.kernel", "kerncraft.machine"),   # front end: kernel model, machine model
-    ("kerncraft.options", "kerncraft.units", "kerncraft.diskstore", "kerncraft.resources",
-     "kerncraft.measure"),                       # settings, units, the disk store, timers
+    ("kerncraft.options", "kerncraft.units", "kerncraft.resources", "kerncraft.measure",
+     "kerncraft.userfiles"),                     # settings, units, timers, the user's files
+    ("kerncraft.diskstore",),                    # the disk store (benchmark programs too)
     ("kerncraft.errors", "kerncraft.version"),
 )
 

@@ -119,9 +119,9 @@ def test_pointer_bumps_decrementing_counter_and_reloaded_registers():
 def test_inconsistent_increments_are_an_error_unless_overridden():
     with pytest.raises(AssemblyError) as err:
         select_block(_asm(MIXED_LOOP), TRIAD)
-    message = str(err.value)
-    assert "no loop block matches the kernel" in message
-    assert ".L7" in message and "advances {32, 64} B are not all a multiple" in message
+    message, (table,) = str(err.value), err.value.notes
+    assert "no loop block matches the kernel" in message and "\n" not in message
+    assert ".L7" in table and "advances {32, 64} B are not all a multiple" in table
     sel = select_block(_asm(MIXED_LOOP), TRIAD, pointer_increment=32)
     assert (sel.iterations_per_asm_iteration, sel.unroll, sel.simd_width) == (4, 1, 4)
     assert "--pointer-increment 32 B" in sel.explanation
@@ -181,7 +181,7 @@ def test_manual_mode_needs_a_terminal():
     with pytest.raises(AssemblyError) as err:
         select_block(_asm(VECTOR_LOOP, SCALAR_LOOP), TRIAD, block="manual",
                      stdin=io.StringIO("1\n"), stdout=io.StringIO())
-    assert "interactive terminal" in str(err.value) and ".L5" in str(err.value)
+    assert "interactive terminal" in str(err.value) and ".L5" in err.value.notes[0]
 
 
 def test_manual_mode_asks_which_block():
@@ -409,3 +409,65 @@ def test_triangular_nest_gets_its_block(tmp_path):
               "    for (int i = 0; i < j; ++i)\n        a[j][i] = b[j][i] * 2.0;\n")
     result = kerncraft.analyze(source, "CSX", model="ECMCPU", defines={"N": 1000})
     assert result.to_dict()["iterations_per_asm_iteration"] == 4
+
+
+# ------------------------------------------------------------ one-line errors (issue 29, 5)
+# The table of candidates is a note printed after the error line, not part of the error.
+NOTE_TITLE = ("candidate loop blocks of the compiled kernel (#: the N of --asm-block; the last "
+              "column says why a block does not fit):")
+MIXED_TABLE = (      # format_candidates: the note indents it by two more spaces
+    "    # label            lines instr  vec simd load store   fp flops  ptr+B it/asm  note\n"
+    "    0 .L7            5-13        8    3    3    2     1    1     8     32      4  "
+    "advances {32, 64} B are not all a multiple 4 of the kernel's strides ({8} B)")
+
+
+def test_no_matching_block_is_one_line_with_the_table_as_a_note():
+    from kerncraft.errors import error_lines
+
+    with pytest.raises(AssemblyError) as err:
+        select_block(_asm(MIXED_LOOP), TRIAD)
+    assert error_lines("kerncraft", err.value) == (
+        "kerncraft: error: no loop block matches the kernel: the 1 candidate loop block listed "
+        "below; choose one with --asm-block N (and --pointer-increment BYTES if its increment "
+        "is not understood)\n"
+        f"kerncraft: note: {NOTE_TITLE}\n"
+        + "\n".join("  " + line for line in MIXED_TABLE.split("\n")))
+    with pytest.raises(AssemblyError) as err:
+        select_block(_asm(MIXED_LOOP), TRIAD, block=0)
+    assert str(err.value) == (
+        "loop block 0 (.L7) does not fit the kernel: advances {32, 64} B are not all a multiple "
+        "4 of the kernel's strides ({8} B); pass --pointer-increment BYTES to override (the "
+        "candidates are listed below)")
+    assert err.value.notes == (NOTE_TITLE + "\n" + MIXED_TABLE,)
+
+
+def test_the_note_survives_a_worker_process():
+    # -j N computes points in forked workers: the error comes back pickled
+    import pickle
+
+    with pytest.raises(AssemblyError) as err:
+        select_block(_asm(MIXED_LOOP), TRIAD, block=5)
+    copy = pickle.loads(pickle.dumps(err.value))
+    assert (str(copy), copy.notes) == (str(err.value), err.value.notes)
+    assert str(copy) == "--asm-block 5 does not exist (0..0); the candidates are listed below"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_cli_prints_the_error_line_then_the_table(tmp_path, monkeypatch, capsys):
+    from kerncraft.cli.kerncraft import main
+
+    monkeypatch.setenv("KERNCRAFT_CACHE_DIR", str(tmp_path))
+    argv = ["-p", "ECM", "-m", "CSX", str(KERNEL_DIR / "copy.c"), "-D", "N", "1000",
+            "--compiler-flags=-O0"]     # at -O0 no memory operand advances: nothing fits
+    assert main(argv) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[:2] == [
+        "kerncraft: error: no loop block matches the kernel: the 1 candidate loop block listed "
+        "below; choose one with --asm-block N (and --pointer-increment BYTES if its increment "
+        "is not understood)",
+        f"kerncraft: note: {NOTE_TITLE}"]
+    assert err[2] == "  " + MIXED_TABLE.split("\n")[0] and len(err) == 4
+    assert err[3].endswith("no memory operand advances with the loop")
+    # the table's number works with --asm-block (the user vouches for the increment)
+    assert main(argv + ["--asm-block", "0", "--pointer-increment", "8"]) == 0
+    assert capsys.readouterr().out.startswith("ECM (CSX, layer conditions)\n")

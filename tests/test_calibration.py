@@ -23,6 +23,7 @@ from kerncraft.incore.calibration import (CALIBRATION_KEY, calibrated_database,
 from kerncraft.incore.database import load_database
 from kerncraft.incore.throughput import balance_ports
 from kerncraft.machinegen.incore_calibration import add_calibration_reference
+from support.published import HOW_TO_GET, published
 
 ROOT = Path(__file__).resolve().parents[1]
 ZEN2_MACHINE = ROOT / "machine-files" / "ZEN2.yml"
@@ -316,11 +317,10 @@ def test_machine_files_with_the_key_still_load(tmp_path):
             assert tool_architecture(machine, "OSACA") == tool_architecture(source, "OSACA")
 
 
-PUBLISHED_ZEN2 = (ROOT.parent / "shared" / "reference" / "kerncraft-machine-files"
-                  / "Zen2_EPYC-7452.yml")
+PUBLISHED_ZEN2 = published("Zen2_EPYC-7452.yml")
 
 
-@pytest.mark.skipif(not PUBLISHED_ZEN2.is_file(), reason="published machine files not here")
+@pytest.mark.skipif(not PUBLISHED_ZEN2.is_file(), reason=HOW_TO_GET)
 def test_published_kerncraft_machine_file_with_the_key(tmp_path):
     """Kerncraft's own Zen 2 file (OSACA and LLVM-MCA entries only): the key goes after
     the last entry, the file loads, OSACA stays first and our prediction uses the

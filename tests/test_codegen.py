@@ -172,9 +172,9 @@ def _build_and_run(tmp: Path, name: str, c_text: str, args: list[str], flags: li
     exe = tmp / name
     cmd = ["gcc", *flags, "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror",
            f"{name}.c", "support.c", "-o", name]
-    proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    run = subprocess.run([str(exe), *args], cwd=tmp, capture_output=True, text=True, timeout=60)
+    run = subprocess.run([str(exe), *args], cwd=tmp, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     return run.stdout
 
@@ -213,7 +213,7 @@ def test_analysis_program_compiles_with_machine_flags(tmp_path, std):
         src.write_text(text)
         proc = subprocess.run(["gcc", "-O3", "-march=cascadelake", "-ffreestanding", f"-std={std}",
                                "-Wall", "-Wextra", "-Werror", "-S", "-o", "k.s", "k.c"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, (path.name, proc.stderr)
 
 

@@ -425,7 +425,7 @@ def test_golden_text_installed_console_script():
     argv = _argv(COPY, ("ECM",))
     env = {k: v for k, v in os.environ.items() if k != "KERNCRAFT_MACHINE_PATH"}
     out = subprocess.run([exe, *argv], cwd=REPO, capture_output=True, text=True, env=env,
-                         timeout=120, check=False)
+                         timeout=600, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (GOLDEN / "copy.ECM.txt").read_text()
 

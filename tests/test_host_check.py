@@ -106,7 +106,7 @@ def test_exit_descriptions(code, text):
 def test_killed_benchmark_names_the_signal():
     script = f"import os, signal; os.kill(os.getpid(), {int(signal.SIGILL)})"
     with pytest.raises(ToolError, match=r"killed by SIGILL \(illegal instruction"):
-        run_pinned([sys.executable, "-c", script], None, timeout=60)
+        run_pinned([sys.executable, "-c", script], None, timeout=600)
 
 
 # ---------------------------------------------------------------- load check

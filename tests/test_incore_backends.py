@@ -28,6 +28,7 @@ from kerncraft.incore.backends import (BackendAnalysis, canonical_backend, find_
                                        marked_block)
 from kerncraft.incore.backends import llvm_mca, osaca
 from kerncraft.models import incore_prediction as ip
+from support.published import HOW_TO_GET, published
 
 DATA = Path(__file__).parent / "data" / "backends"
 ROOT = Path(__file__).parent.parent
@@ -419,11 +420,10 @@ def test_live_osaca_triad(tmp_path, monkeypatch):
     assert (result.t_ol, result.t_nol) == (3.0, 2.0)
 
 
-PUBLISHED_ZEN2 = (Path(__file__).resolve().parents[1].parent
-                  / "shared/reference/kerncraft-machine-files/Zen2_EPYC-7452.yml")
+PUBLISHED_ZEN2 = published("Zen2_EPYC-7452.yml")
 
 
-@pytest.mark.skipif(not PUBLISHED_ZEN2.is_file(), reason="published machine files not available")
+@pytest.mark.skipif(not PUBLISHED_ZEN2.is_file(), reason=HOW_TO_GET)
 def test_published_zen_file_osaca_port_names_map_to_the_load_data_ports(capsys):
     """Kerncraft's Zen files name the non-overlapping ports for OSACA only ([8D, 9D]: the
     load-data halves of OSACA's AGU ports 8 and 9). Our ZEN2 database has no such names;

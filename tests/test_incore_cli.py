@@ -13,11 +13,11 @@ from kerncraft.errors import KerncraftError
 from kerncraft.cli import incore as cli
 from kerncraft.incore import analysis
 from kerncraft.incore.model import Instruction, InstructionCost, Memory, Uop
+from support.published import HOW_TO_GET, published
 
 DATA = Path(__file__).parent / "data" / "asm_papers"
 TRIAD = str(DATA / "stream_triad_csx.s")
-MACHINE = (Path(__file__).resolve().parents[1].parent / "shared/reference/kerncraft-machine-files"
-           / "CascadelakeSP_Gold-6248_SNC.yml")
+MACHINE = published("CascadelakeSP_Gold-6248_SNC.yml")
 
 
 def P(*ports: str, cycles: float = 1.0) -> Uop:
@@ -147,7 +147,7 @@ def test_no_loop_in_file(tiny, capsys, tmp_path):
     assert code == 2 and one_error_line(err)
 
 
-@pytest.mark.skipif(not MACHINE.is_file(), reason="reference machine files not available")
+@pytest.mark.skipif(not MACHINE.is_file(), reason=HOW_TO_GET)
 def test_machine_file_maps_to_database(tiny, capsys):
     # CascadelakeSP machine file: in-core model OSACA: CSX -> our CSX database (here faked)
     code, out, _ = run(["--arch", str(MACHINE), TRIAD], capsys)
@@ -213,7 +213,7 @@ def test_many_port_model_fits_100_columns(capsys):
 TX2 = MACHINE.with_name("ARMv8_ThunderX2-CN9980.yml")
 
 
-@pytest.mark.skipif(not TX2.is_file(), reason="reference machine files not available")
+@pytest.mark.skipif(not TX2.is_file(), reason=HOW_TO_GET)
 def test_machine_file_with_unsupported_core(tiny, capsys):
     code, _, err = run(["--arch", str(TX2), TRIAD], capsys)
     assert code == 2

@@ -15,9 +15,10 @@ import pytest
 from kerncraft.incore.analysis import analyze_text
 from kerncraft.incore.database import load_database
 from kerncraft.incore.x86.parser import parse_x86
+from support.published import HOW_TO_GET, PUBLISHED_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-PUBLISHED = ROOT.parent / "shared" / "reference" / "kerncraft-machine-files"
+PUBLISHED = PUBLISHED_DIR
 FILES = {"HSW": ("HaswellEP_E5-2695v3.yml", "HaswellEP_E5-2695v3_CoD.yml"),
          "BDW": ("BroadwellEP_E5-2630v4.yml", "BroadwellEP_E5-2697v4_CoD.yml"),
          "SNB": ("SandyBridgeEP_E5-2680.yml",),
@@ -235,7 +236,7 @@ def test_osaca_codes_map_to_the_databases():
     assert all(OSACA_TO_DATABASE[a] == a for a in ARCHS)
 
 
-@pytest.mark.skipif(not PUBLISHED.is_dir(), reason="published machine files not available")
+@pytest.mark.skipif(not PUBLISHED.is_dir(), reason=HOW_TO_GET)
 @pytest.mark.parametrize("arch,name", [(a, f) for a, files in FILES.items() if a in ARCHS for f in files])
 def test_published_machine_file_runs_ecm(arch, name, capsys):
     from kerncraft.cli.kerncraft import main

@@ -11,13 +11,14 @@ from kerncraft.machine import loader
 from kerncraft.machine.bandwidth import mix_distance, select_bandwidth, stream_classes
 from kerncraft.machine.loader import list_bundled_machines, load_machine, resolve_machine_path
 from kerncraft.machine.model import MachineModel
+from support.published import HOW_TO_GET, PUBLISHED_DIR
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "data" / "machines"
-REFERENCE_DIR = Path(__file__).parents[1].parent / "shared/reference/kerncraft-machine-files"
+REFERENCE_DIR = PUBLISHED_DIR
 REFERENCE_FILES = sorted(REFERENCE_DIR.glob("*.yml")) if REFERENCE_DIR.is_dir() else []
 needs_reference = pytest.mark.skipif(
-    not REFERENCE_FILES, reason=f"reference machine files not found in {REFERENCE_DIR}")
+    not REFERENCE_FILES, reason=HOW_TO_GET)
 CSX_REFERENCE = REFERENCE_DIR / "CascadelakeSP_Gold-6248_SNC.yml"
 
 
@@ -52,7 +53,7 @@ def test_reference_file_loads(path):
 
 def test_reference_directory_has_all_files():
     if not REFERENCE_FILES:
-        pytest.skip(f"reference machine files not found in {REFERENCE_DIR}")
+        pytest.skip(HOW_TO_GET)
     assert len(REFERENCE_FILES) == 17
 
 

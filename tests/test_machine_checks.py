@@ -13,12 +13,12 @@ from kerncraft.kernel.defines import MAX_POINTS, expand_defines
 from kerncraft.machine.loader import load_machine
 from kerncraft.machine.yamlnodes import BACKENDS, compose
 from kerncraft.report.json import finite_or_null, to_json, write_json
+from support.published import PUBLISHED_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 CSX = REPO / "machine-files" / "CSX.yml"
 CSX_TEXT = CSX.read_text()
-PUBLISHED = (Path(__file__).resolve().parents[1].parent      # shared/ beside the checkout
-             / "shared/reference/kerncraft-machine-files")
+PUBLISHED = PUBLISHED_DIR
 
 
 def located(path: Path, text: str, needle: str, point: str | None = None) -> str:

@@ -15,15 +15,16 @@ import pytest
 
 import kerncraft
 from kerncraft.errors import MachineFileError
+from support.published import HOW_TO_GET, PUBLISHED_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-PUBLISHED = REPO.parent / "shared" / "reference" / "kerncraft-machine-files"
+PUBLISHED = PUBLISHED_DIR
 FILES = sorted(PUBLISHED.glob("*.yml"))
 KERNELS = sorted((REPO / "kernels").glob("*.c"))
 # Files whose FLOPs per cycle are INFORMATION_REQUIRED in the published version.
 NO_FLOPS = {"A64FX_qpace4.yml", "ARMv8_ThunderX2-CN9980.yml"}
 
-pytestmark = pytest.mark.skipif(not FILES, reason="published machine files absent")
+pytestmark = pytest.mark.skipif(not FILES, reason=HOW_TO_GET)
 
 
 def _defines(source: str) -> dict[str, int]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,11 @@ from kerncraft.models.roofline import compute_roofline_flop
 from kerncraft.models.transfers import predict_traffic
 from kerncraft.options import AnalysisOptions
 from kerncraft.report.json import finite_or_null, write_json
+from support.published import HOW_TO_GET, PUBLISHED_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 CSX = REPO / "machine-files" / "CSX.yml"
-PUBLISHED = (Path(__file__).resolve().parents[1].parent      # shared/ beside the checkout
-             / "shared/reference/kerncraft-machine-files")
+PUBLISHED = PUBLISHED_DIR
 CSX_TEXT = CSX.read_text()
 
 
@@ -93,13 +92,11 @@ def test_a_sum_of_500_array_terms_is_analysed(tmp_path, capsys):
     assert "z499[i]" in out
 
 
-def test_a_sum_of_10000_terms_parses_in_bounded_time():
-    start = time.perf_counter()
+def test_a_sum_of_10000_terms_parses():
+    # it takes about 3 s on 2 idle cores (benchmarks/, not a test, measures the speed)
     kernel = parse_kernel(_sum_kernel(10_000), "sum.c")
-    elapsed = time.perf_counter() - start
     assert dict(kernel.flops) == {"+": 9_999}
     assert len(kernel.accesses) == 10_001
-    assert elapsed < 20   # measured: about 3 s on 2 cores
 
 
 def test_expressions_beyond_the_raised_limit_are_a_located_error(monkeypatch):
@@ -161,7 +158,7 @@ def test_zero_sized_cache_values_are_refused(tmp_path, old, new, path, message):
 
 # ------------------------------------------------------------ KeyError
 
-@pytest.mark.skipif(not PUBLISHED.is_dir(), reason="published machine files not available")
+@pytest.mark.skipif(not PUBLISHED.is_dir(), reason=HOW_TO_GET)
 @pytest.mark.parametrize("name,line", [("A64FX_qpace4.yml", 17), ("ARMv8_ThunderX2-CN9980.yml", 25)])
 def test_a_missing_peak_is_a_located_error_when_roofline_needs_it(capsys, name, line):
     path = PUBLISHED / name
@@ -204,13 +201,11 @@ def test_numeric_level_names_work_in_every_model(tmp_path):
 
 @pytest.mark.parametrize("model", ["LC", "ECMData", "RooflineFLOP", "ECM"])
 def test_more_cores_than_the_machine_has_is_an_error(capsys, model):
-    start = time.perf_counter()
     code, out, err = cli(capsys, "-p", model, "-m", CSX, REPO / "kernels" / "copy.c",
                          "-D", "N", "1000", "-c", "100000")
     assert (code, out) == (2, "")
     assert err == ("kerncraft: error: 100000 cores requested, but the machine file describes "
                    "2 socket(s) of 20 cores (40 cores)\n")
-    assert time.perf_counter() - start < 5   # was 9 s: a scaling row per core
 
 
 def test_all_cores_of_both_sockets_are_allowed():

@@ -321,3 +321,44 @@ def test_quote_aware_scanning_shared_by_both_parsers():
     assert find_unquoted('.string "a#b" # c', "#") == 14
     assert find_unquoted("movb $'#, %al # c", "#") == 14     # gas character constant
     assert [i for i, _ in unquoted('a"\\"b"c')] == [0, 6]
+
+
+# ------------------------------------------------------------ displacements (issue 29, 6)
+# x86-64 encodes a signed 32-bit displacement; only movabs takes a 64-bit absolute
+# address. Out-of-range values are assembler errors, located at the operand.
+
+@pytest.mark.parametrize("line, message", [
+    ("\tvmovupd -9223372036854775808(%rsi,%rax), %ymm0",
+     "kernel.s:2:10: displacement -9223372036854775808 is out of range: x86-64 allows a "
+     "signed 32-bit displacement: 'vmovupd -9223372036854775808(%rsi,%rax), %ymm0'"),
+    ("movl 2147483648(%rax), %eax",
+     "kernel.s:2:6: displacement 2147483648 is out of range: x86-64 allows a signed 32-bit "
+     "displacement: 'movl 2147483648(%rax), %eax'"),
+    ("  addq a+0x100000000(%rip), %rbx",
+     "kernel.s:2:8: displacement 4294967296 is out of range: x86-64 allows a signed 32-bit "
+     "displacement: 'addq a+0x100000000(%rip), %rbx'"),
+    ("\tmovq 0x123456789, %rax",
+     "kernel.s:2:7: displacement 4886718345 is out of range: x86-64 allows a signed 32-bit "
+     "displacement (a 64-bit absolute address only with movabs): 'movq 0x123456789, %rax'"),
+    ("movabsq 0x10000000000000000, %rax",
+     "kernel.s:2:9: displacement 18446744073709551616 is out of range: x86-64 allows a 64-bit "
+     "absolute address: 'movabsq 0x10000000000000000, %rax'"),
+])
+def test_out_of_range_displacements_are_located_errors(line, message):
+    with pytest.raises(AssemblyError) as info:
+        parse_x86(f".text\n{line}\n", "kernel.s")
+    assert str(info.value) == message
+
+
+def test_displacements_at_the_limits_are_accepted():
+    lines = parse_x86("movl -2147483648(%rax), %eax\nmovl 2147483647(%rip), %eax\n"
+                      "movabs 0xffffffffffffffff, %rax\nmovabsq -9223372036854775808, %rax\n")
+    assert [ln.instruction.operands[0].displacement for ln in lines] == [
+        -2**31, 2**31 - 1, 2**64 - 1, -2**63]
+
+
+def test_columns_count_the_indentation():
+    # the operand starts at column 10 of '\tvmovupd 8(...': the tab is a column
+    with pytest.raises(AssemblyError) as info:
+        parse_x86("\tvmovupd 8(%rsi,%rax,3), %ymm0\n", "k.s")
+    assert str(info.value).startswith("k.s:1:10: scale must be 1, 2, 4 or 8")

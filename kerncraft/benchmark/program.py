@@ -41,6 +41,7 @@ Build
     :data:`kerncraft.compilation.codegen.SUPPORT_C` (opaque ``dummy`` and initialisation;
     its own timers are renamed away with ``-D``), and :data:`TIMER_C`. The
     executable is cached under :func:`kerncraft.measure.timing.bench_cache_dir`
+    (the cache directory; with caching off a temporary directory removed at exit)
     by the sha256 of everything that goes into it; the compiler runs in a
     temporary directory that is removed afterwards, so nothing is written
     next to the kernel.
@@ -50,7 +51,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -282,7 +282,7 @@ def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
                     aliasing: str = "distinct") -> BenchmarkProgram:
     """Generate, compile and link the benchmark of a bound ``kernel`` (cached)."""
     from kerncraft.measure.timing import (bench_cache_dir, compiler_identity, find_c_compiler,
-                                          host_cpu_fingerprint)
+                                          host_cpu_fingerprint, install_executable)
     from kerncraft.compilation.codegen import SUPPORT_C
     from kerncraft.compilation.compiler import clean_flags
 
@@ -314,9 +314,7 @@ def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
             objects.append(obj)
         _run([path, *kept, *openmp, *objects, "-o", "bench", *libraries], tmp,
              f"{compiler} link")
-        staged = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        shutil.copy2(Path(tmp, "bench"), staged)
-        os.replace(staged, target)
+        install_executable(Path(tmp, "bench"), target)
     return BenchmarkProgram(target, source, compiler, kept, threads, likwid, False)
 
 

@@ -32,7 +32,8 @@ class _Parser(argparse.ArgumentParser):
 def build_calibrate_parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Measure latency and throughput of the instruction "
                 "forms the bundled kernels compile to (and, unless --quick, FP arithmetic, "
-                "loads and stores per vector width and two-form chains) on this host, and "
+                "loads and stores per vector width and two-form chains; always the extra "
+                "cycles of cache-line-split loads and stores per width) on this host, and "
                 "write where the database disagrees as a calibration file: a database that "
                 "extends ARCH. Reference it from a machine file's 'in-core model' as "
                 "'kerncraft calibration: FILE'.")
@@ -42,13 +43,17 @@ def build_calibrate_parser() -> argparse.ArgumentParser:
                    help="calibration file to write")
     p.add_argument("-f", "--force", action="store_true", help="overwrite an existing FILE")
     p.add_argument("--quick", action="store_true",
-                   help="only the kernels' forms, one run each (a few seconds)")
+                   help="only the kernels' forms and the line splits, one run each (a few "
+                   "seconds)")
     p.add_argument("--runs", type=int, metavar="N", default=None,
                    help="runs per form (default 3, quick 1)")
     p.add_argument("--tolerance", type=float, default=0.1, metavar="SHARE",
                    help="relative difference that counts (default 0.1)")
     p.add_argument("--no-pairs", action="store_true",
                    help="skip the two-form chains (consumer-dependent latencies)")
+    p.add_argument("--no-line-split", action="store_true",
+                   help="skip timing cache-line-split loads and stores (the header's "
+                   "line_split table)")
     p.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: the last one)")
     p.add_argument("--no-realtime", action="store_true",
                    help="do not run under 'chrt -f 50' even where that is allowed")
@@ -82,7 +87,8 @@ def calibrate_main(argv: Sequence[str]) -> int:
         raise KerncraftError(f"{output} exists; use --force to overwrite it")
     plan = CalibrationPlan.quick() if args.quick else CalibrationPlan()
     plan = replace(plan, runs=max(1, args.runs or plan.runs), tolerance=args.tolerance,
-                   pairs=plan.pairs and not args.no_pairs)
+                   pairs=plan.pairs and not args.no_pairs,
+                   line_split=plan.line_split and not args.no_line_split)
     prior, target = prior_and_target(args.arch)
     _note_other_core(prior)
     tool = "kerncraft-incore calibrate" + (" --quick" if args.quick else "")

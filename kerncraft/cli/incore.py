@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, NoReturn, Sequence
 from kerncraft.cli.plotting import plot_path, require_matplotlib, write_port_pressure
 from kerncraft.errors import KerncraftError
 from kerncraft.memo.reports import load_output, output_key, store_output
+from kerncraft.userfiles import display_name, write_output
 
 if TYPE_CHECKING:
     from kerncraft.incore.analysis import InCoreAnalysis
@@ -148,8 +149,8 @@ def _run(args: argparse.Namespace) -> int:
         from kerncraft.report.incore import export_dot
         try:
             export_dot(result, args.export_graph)
-        except OSError as exc:
-            _fail(f"cannot write {args.export_graph}: {exc.strerror or exc}")
+        except KerncraftError as exc:
+            _fail(str(exc))
     if args.plot:
         write_port_pressure(args.plot, result, os.path.basename(args.file))
     return 0
@@ -210,11 +211,11 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], InCor
 
 
 def _write(path: str, text: str) -> None:
+    # atomically: a full disk must not leave an empty or truncated file behind
     try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        _fail(f"cannot write {path}: {exc.strerror or exc}")
+        write_output(path, text, display_name(path))
+    except KerncraftError as exc:
+        _fail(str(exc))
 
 
 def _bench_parser() -> argparse.ArgumentParser:

@@ -16,7 +16,7 @@ from kerncraft.api import read_kernel_file
 from kerncraft.cli.plotting import (PointCollector, check_models, plot_path,
                                     require_matplotlib, write_pictures)
 from kerncraft.cli.warm import warm_run
-from kerncraft.errors import KerncraftError
+from kerncraft.errors import KerncraftError, error_lines
 from kerncraft.options import UNITS, AnalysisOptions
 from kerncraft.runner.table import MODEL_ALIASES, MODELS, canonical_model
 
@@ -191,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     except KerncraftError as exc:
-        print(f"kerncraft: error: {exc}", file=sys.stderr)
+        print(error_lines("kerncraft", exc), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kerncraft: interrupted", file=sys.stderr)

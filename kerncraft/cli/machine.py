@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from kerncraft.errors import KerncraftError
+from kerncraft.userfiles import display_name, write_output
 
 __all__ = ["main", "build_parser", "QUICK_SECONDS", "FULL_SECONDS"]
 
@@ -175,8 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if output is None:
             sys.stdout.write(text)
         else:
-            output.write_text(text, encoding="utf-8")
-            print(f"wrote {output}", file=sys.stderr)
+            write_output(output, text, f"machine file {display_name(output)}")
+            print(f"wrote {display_name(output)}", file=sys.stderr)
         return 0
     except KerncraftError as exc:
         print(f"kerncraft-machine: error: {exc}", file=sys.stderr)

@@ -24,7 +24,7 @@ import sys
 from typing import Sequence, TextIO
 
 from kerncraft.cli.plotting import plot_path, require_matplotlib, write_validation
-from kerncraft.errors import KerncraftError
+from kerncraft.errors import KerncraftError, error_lines
 
 __all__ = ["main", "build_parser", "format_row", "format_summary"]
 
@@ -436,7 +436,7 @@ def main(argv: Sequence[str] | None = None, measure=None) -> int:
     try:
         return run(opts, out, sys.stderr, measure)
     except KerncraftError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(error_lines(PROG, exc), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

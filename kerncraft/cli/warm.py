@@ -25,6 +25,7 @@ from kerncraft.options import AnalysisOptions
 from kerncraft.memo.reports import enabled as pointcache_enabled
 from kerncraft.memo.reports import load_manifest, load_points, run_key
 from kerncraft.report.json import cli_document, point_document
+from kerncraft.userfiles import display_name
 
 
 def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequence[str],
@@ -55,6 +56,7 @@ def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequenc
     for point in stored:
         print_point(point, len(stored), out)
     json_points = [point_document(p.bindings, {m: d for m, _, d in p.reports}) for p in stored]
-    write_documents(cli_document(args.kernel, str(machine_path), json_points), args.json,
-                    args.store, out)
+    # the kernel's name as the cold run shows it (kernel.filename: bytes escaped)
+    write_documents(cli_document(display_name(args.kernel), str(machine_path), json_points),
+                    args.json, args.store, out)
     return 0

@@ -215,6 +215,27 @@ def select_block(lines: Sequence[AsmLine], kernel: KernelModel, *,
     return _finish(kernel, candidates, chosen, mode, forced)
 
 
+def _no_match(candidates: Sequence[BlockCandidate], hint: str) -> AssemblyError:
+    """The one-line error when no candidate fits; the table (which the user needs
+    to pick a block by number) is its note, printed after the error line."""
+    count = len(candidates)
+    what = "the 1 candidate loop block" if count == 1 else f"{count} candidate loop blocks"
+    return _with_table(
+        f"no loop block matches the kernel{hint}: {what} listed below; choose one with "
+        "--asm-block N (and --pointer-increment BYTES if its increment is not understood)",
+        candidates)
+
+
+def _with_table(message: str, candidates: Sequence[BlockCandidate]) -> AssemblyError:
+    """An error of one line whose note is the candidate table (errors are one line;
+    the table follows it on stderr)."""
+    error = AssemblyError(message)
+    error.notes = ("candidate loop blocks of the compiled kernel (#: the N of --asm-block; "
+                   "the last column says why a block does not fit):\n"
+                   + format_candidates(candidates),)
+    return error
+
+
 def _is_tty(stream: TextIO | None) -> bool:
     stream = stream if stream is not None else sys.stdin
     return bool(hasattr(stream, "isatty") and stream.isatty())
@@ -248,10 +269,7 @@ def _choose(candidates: Sequence[BlockCandidate], block: str | int, forced: bool
         if not pool:
             unrolled = any(FULLY_UNROLLED in c.reason for c in candidates)
             hint = f" ({FULLY_UNROLLED}; use larger -D values)" if unrolled else ""
-            raise AssemblyError(f"no loop block matches the kernel{hint}; candidates:\n"
-                                + format_candidates(candidates)
-                                + "\nchoose one with --asm-block N (and --pointer-increment "
-                                "BYTES if its increment is not understood)")
+            raise _no_match(candidates, hint)
         return "auto", min(pool, key=lambda c: (-c.n_packed, -(c.total_iterations or 0),
                                                 -c.block.n_instructions, c.index))
     if block == "manual":
@@ -262,8 +280,8 @@ def _choose(candidates: Sequence[BlockCandidate], block: str | int, forced: bool
         raise AssemblyError(f"--asm-block must be 'auto', 'manual' or a block number, "
                             f"got {block!r}") from None
     if not 0 <= number < len(candidates):
-        raise AssemblyError(f"--asm-block {number} does not exist (0..{len(candidates) - 1}); "
-                            "candidates:\n" + format_candidates(candidates))
+        raise _with_table(f"--asm-block {number} does not exist (0..{len(candidates) - 1}); "
+                          "the candidates are listed below", candidates)
     return "index", candidates[number]
 
 
@@ -274,8 +292,8 @@ def _ask(candidates: Sequence[BlockCandidate], stdin: TextIO | None,
     stdout = stdout if stdout is not None else sys.stdout
     table = format_candidates(candidates)
     if not _is_tty(stdin):
-        raise AssemblyError("--asm-block manual needs an interactive terminal; candidates:\n"
-                            + table + "\nchoose one with --asm-block N")
+        raise _with_table("--asm-block manual needs an interactive terminal; choose one "
+                          "of the loop blocks listed below with --asm-block N", candidates)
     stdout.write(table + "\n")
     for _ in range(3):
         stdout.write(f"loop block to analyse [0-{len(candidates) - 1}]: ")
@@ -298,9 +316,9 @@ def _finish(kernel: KernelModel, candidates: Sequence[BlockCandidate], c: BlockC
         increment = forced
     else:
         if not c.consistent:
-            raise AssemblyError(f"loop block {c.index} ({b.label}) does not fit the kernel: "
-                                f"{c.reason}; candidates:\n" + format_candidates(candidates)
-                                + "\npass --pointer-increment BYTES to override")
+            raise _with_table(f"loop block {c.index} ({b.label}) does not fit the kernel: "
+                              f"{c.reason}; pass --pointer-increment BYTES to override "
+                              "(the candidates are listed below)", candidates)
         k, increment, jam, simd = c.iterations, c.pointer_increment, c.outer_unroll, c.simd_width
         how = (f"memory operands advance {format_set(c.advances)} B per asm iteration, the "
                f"kernel's arrays {format_set(kernel_strides(kernel, _level(kernel, c)))} B "

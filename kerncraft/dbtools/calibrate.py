@@ -35,7 +35,10 @@ Decision (:func:`decide`), per table entry:
   that reproduces the measurement;
 * forms without an execution port (moves eliminated at rename), compares (no register
   result) and read-modify-write memory chains are not written;
-* the L1 load-to-use latency of a pointer chase becomes the header's ``load_latency.gpr``.
+* the L1 load-to-use latency of a pointer chase becomes the header's ``load_latency.gpr``;
+* cache-line-split loads and stores per vector width become the header's ``line_split``
+  table where they change the model's time of a split access
+  (:mod:`kerncraft.dbtools.calibrate_linesplit`; also in ``quick``).
 """
 from __future__ import annotations
 
@@ -71,6 +74,9 @@ class CalibrationPlan:
     tolerance: float = 0.1
     standard_forms: bool = True     # FP arithmetic, loads, stores per width
     pairs: bool = True              # consumer-dependent latencies (pair chains)
+    # cache-line-split loads and stores per width (calibrate_linesplit; well under 1 s
+    # on a quiet host, so --quick keeps it)
+    line_split: bool = True
     # short timings (as 'bench --quick'): several short runs show more than one long one
     short_timing: bool = True
 

@@ -129,6 +129,10 @@ def render_calibration(record: CalibrationRecord, groups: Sequence[tuple[str, Ma
              f"arch: {_flow(record.arch)}",
              f"name: {_flow(f'{record.arch} calibrated on {record.host}')}",
              f"extends: {_flow(record.prior)}"]
+    if "line_split" in (header or {}):
+        lines.append("# line_split: the cache-line-split costs this host measured differently "
+                     "(per kind")
+        lines.append("# and width; the prior's others are inherited)")
     for key, value in (header or {}).items():
         lines.append(f"{key}: {_flow(value)}")
     lines += ["calibration:",

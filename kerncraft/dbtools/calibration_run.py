@@ -3,8 +3,9 @@ decisions and the file text (the parts: :mod:`kerncraft.dbtools.calibrate`,
 :mod:`kerncraft.dbtools.calibrate_forwarding`, :mod:`kerncraft.dbtools.calibration_file`).
 
 The measuring functions can be passed in (``bench`` for one run of one form,
-``measure_chain`` for one run of a pair chain), so the whole run is testable without
-timing anything; by default they are the clock-calibrated microbenchmarks of
+``measure_chain`` for one run of a pair chain, ``measure_split`` for one run of a
+cache-line-split case of :mod:`kerncraft.dbtools.calibrate_linesplit`), so the whole run
+is testable without timing anything; by default they are the clock-calibrated microbenchmarks of
 :mod:`kerncraft.dbtools.microbench`, pinned to one CPU.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import datetime
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -167,7 +168,8 @@ def run_calibration(prior: str, *, plan: CalibrationPlan | None = None,
                     kernel_forms: Mapping[str, str] | None = None,
                     pairs: Mapping[tuple[str, str], str] | None = None,
                     host: str | None = None, core_hz: float | None = None,
-                    host_flags: Sequence[str] | None = None, date: str | None = None
+                    host_flags: Sequence[str] | None = None, date: str | None = None,
+                    measure_split: Callable[[str, str, bool], float] | None = None
                     ) -> CalibrationResult:
     """Measure, decide and write the calibration of database ``prior`` on this host
     (module doc); ``target`` = the machine file's (compiler, flags). The keywords from
@@ -211,6 +213,9 @@ def run_calibration(prior: str, *, plan: CalibrationPlan | None = None,
             extra["unknown_forms"] = list(unknown)
             extra["pairs_unknown_to_prior"] = lacking
         periods = _add_forwarding(texts, found, extra, pairs, chain, say)
+    if plan.line_split:
+        _add_line_split(texts, found, extra, host_flags,
+                        measure_split or _split_measure(clocked, plan, cpu, realtime), say)
     text = _final_text(texts, found, extra, periods)
     counts = {k: v for k, v in extra.items() if isinstance(v, int)}
     return CalibrationResult(text, prior, len(measurements), tuple(found[1]), tuple(found[2]),
@@ -253,6 +258,46 @@ def _add_forwarding(texts: Mapping[str, Any], found: Found, extra: dict[str, Any
     not_written += fw_not
     extra.update(counts)
     return periods
+
+
+def _split_measure(clocked: _ClockedBench, plan: CalibrationPlan, cpu: int | None,
+                   realtime: bool) -> Callable[[str, str, bool], float]:
+    from kerncraft.dbtools.calibrate_linesplit import default_split_measure
+    return default_split_measure(lambda: clocked.clocks[-1], cpu, plan.short_timing, realtime)
+
+
+def _add_line_split(texts: dict[str, Any], found: Found, extra: dict[str, Any],
+                    host_flags: Sequence[str],
+                    measure: Callable[[str, str, bool], float], say: Progress) -> None:
+    """Time the line-split cases of the host's vector widths and decide them against the
+    prior with the entries found so far in (the table's cost is what the form's own uops
+    leave to explain); the table goes into the header, its record into ``found``, the
+    counts into ``extra``."""
+    from kerncraft.dbtools.calibrate_linesplit import (LINES, decide_line_split,
+                                                       measure_split_timings, split_cases)
+    cases = split_cases(host_flags)
+    if not cases:
+        return
+    changes, written, not_written = found
+    plan = texts["plan"]
+    say("timing cache-line-split loads and stores")
+    timings = measure_split_timings(cases, measure, plan.runs, say)
+    model = _load_text(_text(changes=changes, written=written, not_written=not_written,
+                             extra={}, **texts))
+    source = (f"measured on {texts['host']} {texts['date']} by {texts['tool']}: {LINES} "
+              "vector loads / stores 8 B before each line end (a stream over one 4-KiB "
+              "page) against the same at the line starts, median of "
+              f"{plan.runs} run{'s' if plan.runs != 1 else ''}; cycles = ports x (split "
+              "time - the form's own cycles on those ports) "
+              "(kerncraft.dbtools.calibrate_linesplit)")
+    decision = decide_line_split(model, timings, plan.tolerance, source)
+    written += decision.written
+    not_written += decision.not_written
+    extra.update(line_splits_measured=len(timings), line_splits_agreeing=decision.agreeing)
+    if decision.table:
+        prior = texts["decision"]
+        texts["decision"] = replace(prior, header={**prior.header,
+                                                   "line_split": decision.table})
 
 
 def _final_text(texts: Mapping[str, Any], found: Found, extra: dict[str, Any],
@@ -331,11 +376,15 @@ def format_summary(result: CalibrationResult, path: str) -> str:
              f"  -> {value(e.written)}" for e in result.written]
     rows += [f"  not written: {e.key} {e.field} measured {e.measured:.2f}, prior "
              f"{value(e.prior)}: {e.reason}" for e in result.not_written]
-    if result.pairs:
+    if "pairs_measured" in result.pairs:
         rows.append(f"  pairs: {result.pairs.get('pairs_measured', 0)} chains measured, "
                     f"{result.pairs.get('pairs_differing_before', 0)} differed from the model "
                     f"with the single-form values, {result.pairs.get('pairs_differing_after', 0)}"
                     " after the forwarding values")
+    if "line_splits_measured" in result.pairs:
+        rows.append(f"  line splits: {result.pairs['line_splits_measured']} load/store widths "
+                    f"timed, {result.pairs.get('line_splits_agreeing', 0)} agree with "
+                    f"{result.prior}'s cost")
     if result.unknown:
         rows.append(f"  unknown to {result.prior} (not invented): {', '.join(result.unknown)}")
     if result.skipped:

@@ -338,6 +338,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
     data = read_database_yaml(path)
     header: dict = {}
     groups: list = []
+    inherited_splits: tuple = ()
     if "extends" in data:
         parent_path = database_path(data["extends"]) \
             if str(data["extends"]).lower().endswith((".yml", ".yaml")) \
@@ -347,7 +348,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             "ports", "divider_ports", "load_ports", "load_data_ports", "store_data_ports",
             "store_address_ports", "simple_store_address_ports", "load_latency",
             "store_forward_latency", "frontend_width", "rob_size")}
-        header["line_split"] = parent.line_split
+        header["line_split"] = inherited_splits = parent.line_split
         header.update(code_block_bytes=parent.code_block_bytes,
                       scheduler_size=parent.scheduler_size)
         header["forms"] = dict(parent.forms)
@@ -382,7 +383,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             store_forward_latency=float(header["store_forward_latency"]),
             frontend_width=float(header["frontend_width"]),
             rob_size=int(header["rob_size"]),
-            line_split=_line_split(header.get("line_split"), ports, path),
+            line_split=_line_split(header.get("line_split"), ports, path, inherited_splits),
             code_block_bytes=_optional_int(header, "code_block_bytes"),
             scheduler_size=_optional_int(header, "scheduler_size"),
             isa=str(data.get("isa", "x86")).lower(),
@@ -410,16 +411,22 @@ def _optional_int(header: Mapping[str, Any], key: str) -> int | None:
     return None if header.get(key) is None else int(header[key])
 
 
-def _line_split(table: Any, ports: tuple[str, ...], path: Path) -> tuple:
-    """The ``line_split`` cost table (already decoded when inherited via ``extends``)."""
+def _line_split(table: Any, ports: tuple[str, ...], path: Path, inherited: tuple = ()
+                ) -> tuple:
+    """The ``line_split`` cost table (already decoded when inherited via ``extends``).
+    A file's own table replaces the inherited costs per kind and register class only: a
+    calibration file writes just the costs its host measured differently, and the
+    prior's others must stay."""
     from kerncraft.incore.linesplit import costs_from_table
 
     if isinstance(table, tuple):
         return table
     try:
-        return costs_from_table(table, ports, "line_split")
+        own = costs_from_table(table, ports, "line_split")
     except (TypeError, KeyError, ValueError) as exc:
         raise KerncraftError(f"{path}: {exc}") from None
+    replaced = {(c.kind, c.vector_bytes) for c in own}
+    return own + tuple(c for c in inherited if (c.kind, c.vector_bytes) not in replaced)
 
 
 def _with_key(entry: FormEntry, key: str) -> FormEntry:

@@ -28,6 +28,7 @@ from kerncraft.kernel import source as _source
 from kerncraft.kernel.body import BodyAnalyzer
 from kerncraft.kernel.cnodes import element_type, fail, location, node_text
 from kerncraft.kernel.indices import IntExprBuilder, require_affine
+from kerncraft.userfiles import BOM, display_name
 from kerncraft.kernel.model import ELEMENT_SIZES, Access, Array, Constant, KernelModel, Loop
 
 _FLOP_ORDER = ("+", "-", "*", "/")
@@ -44,6 +45,11 @@ def parse_kernel(source: str, filename: str | None = None) -> KernelModel:
     """
     from kerncraft.kernel.limits import deep_recursion, too_deep_error
 
+    # the name is a label: bytes that are not UTF-8 are shown escaped, so that
+    # reports, the generated program and cache keys can encode it
+    filename = display_name(filename) if filename is not None else None
+    if source.startswith(BOM):     # as read_kernel_file does for files
+        source = source[1:]
     text, wrapped, pragmas = _source.prepare(source, filename)
     try:
         with deep_recursion():   # long expressions: see kerncraft.kernel.limits

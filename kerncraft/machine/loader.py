@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kerncraft.errors import MachineFileError, SourceLocation
+from kerncraft.userfiles import decode_text
 from kerncraft.machine.paths import (MACHINE_PATH_ENV, bundled_machine_dir,  # noqa: F401
                                      list_bundled_machines, machine_search_dirs,
                                      resolve_machine_path)
@@ -86,15 +87,8 @@ def load_machine(path_or_name: str | os.PathLike[str]) -> MachineModel:
     except OSError as exc:
         raise MachineFileError(f"cannot read machine file: {exc}",
                                SourceLocation(file=str(path))) from exc
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:   # located: line and column (in bytes) of the byte
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise MachineFileError(f"not UTF-8: byte 0x{data[exc.start]:02x} at byte offset "
-                               f"{exc.start} ({exc.reason})",
-                               SourceLocation(str(path), line, col)) from exc
-    return parse_machine_text(text, str(path))
+    # as a kernel file: a byte-order mark is dropped, a bad byte located
+    return parse_machine_text(decode_text(data, path, MachineFileError), str(path))
 
 
 def parse_machine_text(text: str, path: str | None = None) -> MachineModel:

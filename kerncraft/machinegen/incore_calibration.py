@@ -5,10 +5,11 @@ The calibration (:mod:`kerncraft.dbtools.calibration_run`) is written next to th
 machine file as ``<stem>-calibration.yml`` and named under ``in-core model`` as
 ``kerncraft calibration: <stem>-calibration.yml`` (a path relative to the machine file,
 :mod:`kerncraft.incore.calibration`). ``--quick`` measures only the forms of the
-bundled kernels at the file's compiler flags, once each (a few seconds); the default
-also measures FP arithmetic, loads and stores per vector width and the two-form chains,
-three runs each. Without ``-o`` (the file goes to stdout) there is no place for the
-calibration, and the step is skipped with a note.
+bundled kernels at the file's compiler flags and the cache-line-split loads and stores
+per vector width, once each (a few seconds); the default also measures FP arithmetic,
+loads and stores per vector width and the two-form chains, three runs each. Without
+``-o`` (the file goes to stdout) there is no place for the calibration, and the step is
+skipped with a note.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from kerncraft.errors import KerncraftError
+from kerncraft.userfiles import display_name, write_output
 
 __all__ = ["calibrate_machine_file", "add_calibration_reference"]
 
@@ -68,7 +70,7 @@ def calibrate_machine_file(text: str, output: Path | None, *, quick: bool,
         say(f"in-core calibration skipped: {' '.join(str(exc).split())}")
         return text
     path = output.with_name(f"{output.stem}-calibration.yml")
-    path.write_text(result.text, encoding="utf-8")
+    write_output(path, result.text, f"calibration file {display_name(path)}")
     say(f"wrote {path}: {len(result.written)} value(s) of {prior} measured differently "
         f"({result.seconds:.1f} s)")
     comment = (f"[measured] {len(result.written)} in-core value(s) differ from {prior} "

@@ -36,13 +36,16 @@ multi-threaded program sums its threads and is therefore never used for it.
 Compiling
 ---------
 :func:`compile_program` builds a C program once and keeps the executable in
-a per-user cache directory under :func:`tempfile.gettempdir` keyed by the
-sha256 of compiler, version, flags, source and (for ``-march=native``) the
-host CPU. The compiler runs in a fresh temporary directory; nothing is
-written beside the user's files, and no shell is ever involved.
+``bench/`` of the toolkit's cache directory (:mod:`kerncraft.diskstore`) keyed
+by the sha256 of compiler, version, flags, source and (for ``-march=native``)
+the host CPU. With caching off (``KERNCRAFT_NO_CACHE=1``) executables go to a
+private temporary directory that is removed when the process exits, so nothing
+remains after the run. The compiler runs in a fresh temporary directory; nothing
+is written beside the user's files, and no shell is ever involved.
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import math
@@ -58,6 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Mapping, Sequence
 
+from kerncraft.diskstore import cache_directory
 from kerncraft.errors import ToolError
 
 __all__ = [
@@ -165,22 +169,43 @@ def find_c_compiler(compiler: str = "gcc") -> str:
 # ---------------------------------------------------------------- compiling
 
 def bench_cache_dir() -> Path:
-    """Private cache directory for benchmark executables (created 0700).
+    """Private directory for benchmark executables (created 0700).
 
-    It lives under the system temporary directory, never beside user files.
-    A path that exists but is a symlink or belongs to another user is
-    refused, so another user cannot plant executables for us to run.
+    ``bench/`` of the cache directory, so executables are kept (and removed) with
+    the other cached results; with caching off a temporary directory of this
+    process (:func:`_scratch_dir`). A path that exists but is a symlink or belongs
+    to another user is refused, so another user cannot plant executables for us
+    to run.
     """
-    path = Path(tempfile.gettempdir()) / f"kerncraft-bench-{os.getuid()}"
+    base = cache_directory()
+    if base is None:
+        return _scratch_dir()
+    path = base / "bench"
     try:
+        base.mkdir(parents=True, exist_ok=True)
         path.mkdir(mode=0o700, exist_ok=True)
         info = os.lstat(path)
     except OSError as exc:
-        raise ToolError(f"cannot create the benchmark cache {path}: {exc}") from exc
+        raise ToolError(f"cannot create the benchmark cache {path}: {exc.strerror}") from None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
         raise ToolError(f"benchmark cache {path} is not a private directory of this user; "
-                        "remove it or set TMPDIR elsewhere")
+                        "remove it or set KERNCRAFT_CACHE_DIR elsewhere")
     return path
+
+
+@functools.lru_cache(maxsize=1)
+def _scratch_dir() -> Path:
+    """A private temporary directory for this process's executables when caching
+    is off; removed at exit (a program is run after compile_program returns, so it
+    cannot be removed any earlier)."""
+    path = Path(tempfile.mkdtemp(prefix="kerncraft-bench-"))
+    atexit.register(_remove_scratch, path, os.getpid())
+    return path
+
+
+def _remove_scratch(path: Path, owner: int) -> None:
+    if os.getpid() == owner:        # not in a forked child that inherited the handler
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @functools.lru_cache(maxsize=16)
@@ -236,10 +261,21 @@ def compile_program(source: str, *, compiler: str = "gcc",
             message = "\n".join((out.stderr or out.stdout).strip().splitlines()[:8])
             raise ToolError(f"{compiler} could not build a benchmark program "
                             f"({' '.join(flags)}):\n{message}")
-        staged = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        shutil.copy2(exe, staged)
-        os.replace(staged, target)     # atomic: concurrent builders never see half a file
+        install_executable(exe, target)
     return target
+
+
+def install_executable(built: Path, target: Path) -> None:
+    """Copy ``built`` to ``target`` via a staged file and a rename (concurrent
+    builders never see half a file); a failed copy (full disk) leaves nothing."""
+    staged = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        shutil.copy2(built, staged)
+        os.replace(staged, target)
+    except OSError as exc:
+        staged.unlink(missing_ok=True)
+        raise ToolError(f"cannot store the benchmark program in {target.parent}: "
+                        f"{exc.strerror or exc}") from None
 
 
 # ---------------------------------------------------------------- running

@@ -313,6 +313,7 @@ def dot_text(result: InCoreAnalysis) -> str:
 
 
 def export_dot(result: InCoreAnalysis, path: str) -> None:
-    """Write :func:`dot_text` to ``path``."""
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(dot_text(result))
+    """Write :func:`dot_text` to ``path`` (atomically; a :class:`KerncraftError`
+    when it cannot be written)."""
+    from kerncraft.userfiles import display_name, write_output
+    write_output(path, dot_text(result), f"graph file {display_name(path)}")

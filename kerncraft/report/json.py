@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping, Sequence, TextIO
 
-from kerncraft.errors import KerncraftError
+from kerncraft.userfiles import append_output, display_name, write_output
 
 __all__ = ["SCHEMA_VERSION", "cli_document", "point_document", "to_json", "write_json"]
 
@@ -74,11 +74,8 @@ def write_json(target: str, document: Mapping[str, Any], out: TextIO) -> None:
     if target == "-":
         print(text, file=out)
         return
-    try:
-        with open(target, "w") as handle:
-            handle.write(text + "\n")
-    except OSError as exc:
-        raise KerncraftError(f"cannot write JSON file {target}: {exc.strerror}") from exc
+    # atomically: a full disk must not leave an empty or truncated file behind
+    write_output(target, text + "\n", f"JSON file {display_name(target)}")
 
 
 def finite_or_null(obj: Any) -> Any:
@@ -114,14 +111,12 @@ def append_json_line(target: str, document: Mapping[str, Any]) -> None:
     """Append ``document`` as one line to ``target`` (JSON Lines; ``--store``).
 
     Kerncraft's ``--store`` collects the results of many runs in one file; ours appends
-    one compact JSON document per run and never rewrites what is there, so runs of a
-    study accumulate (read them with one ``json.loads`` per line).
+    one compact JSON document per run (whole or, on a full disk, not at all) and never
+    rewrites what is there, so runs of a study accumulate (read them with one
+    ``json.loads`` per line).
     """
     text = json.dumps(finite_or_null(document), separators=(",", ":"), default=str,
                       allow_nan=False)
-    try:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-    except OSError as exc:
-        raise KerncraftError(f"cannot append to the store file {target}: {exc.strerror}") from exc
+    # a failed append (full disk) leaves the runs stored so far complete
+    append_output(target, text + "\n", f"the store file {display_name(target)}")
 

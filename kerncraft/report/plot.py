@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kerncraft.errors import KerncraftError
+from kerncraft.userfiles import atomic_output, display_name
 from kerncraft.report.plotdata import (ECMSweepPlot, PortPressurePlot, RooflinePlot,
                                        ScalingPlot)
 from kerncraft.report.plotdata_validation import ValidationPlot
@@ -80,10 +81,9 @@ def draw(plot: Any, path: str) -> str:
         figure = Figure(figsize=(WIDTH_IN, height), layout="constrained")
         FigureCanvasAgg(figure)
         drawer(figure.add_subplot(), plot)
-        try:
-            figure.savefig(path, dpi=300)
-        except OSError as exc:
-            raise KerncraftError(f"--plot {path}: cannot write: {exc.strerror or exc}") from None
+        # atomically: a full disk must not leave an empty or truncated picture behind
+        with atomic_output(path, f"--plot {display_name(path)}") as target:
+            figure.savefig(target, dpi=300, format=Path(path).suffix.lower()[1:])
     return path
 
 

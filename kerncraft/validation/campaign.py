@@ -46,7 +46,8 @@ from kerncraft.validation.notes import (explain, fact_notes, report_notes,
                                              with_inherited_notes)
 from kerncraft.validation.sizes import LEVELS, SizeChoice, choose_size, level_targets
 from kerncraft.cache.traffic import iterations_per_cacheline
-from kerncraft.errors import KerncraftError
+from kerncraft.errors import KerncraftError, KernelError
+from kerncraft.userfiles import decode_text, display_name
 from kerncraft.resources import bundled_dir
 from kerncraft.models.compare import predicted_cycles, relative_error
 
@@ -217,8 +218,14 @@ def resolve_kernel(name: str):
         bundled = sorted(p.stem for p in KERNEL_DIR.glob("*.c"))
         raise KerncraftError(f"unknown kernel {name!r}: no such file and no bundled kernel of "
                              f"that name (bundled: {', '.join(bundled)})")
-    label = path.stem if path.parent == KERNEL_DIR else str(path)
-    return label, parse_kernel(path.read_text(), filename=str(path))
+    label = path.stem if path.parent == KERNEL_DIR else display_name(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise KerncraftError(f"cannot read kernel file {display_name(path)}: "
+                             f"{exc.strerror}") from None
+    text = decode_text(data, path, KernelError).replace("\r\n", "\n")
+    return label, parse_kernel(text, filename=str(path))
 
 
 def host_model_name(cpuinfo: str = "/proc/cpuinfo") -> str | None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from kerncraft.errors import KerncraftError
+from kerncraft.userfiles import display_name, write_output
 from kerncraft.report.json import finite_or_null
 from kerncraft.validation.notes import NOTE_THRESHOLD
 
@@ -226,12 +227,12 @@ def write_recording(path: Path, result, machine_path: str | Path,
     files[HOST_FILE] = _json_bytes(host)
     files[SUMMARY_FILE] = _json_bytes(summary_document(result))
     try:
-        for rel, data in files.items():
-            target = path / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        for rel in {str(Path(rel).parent) for rel in files}:
+            (path / rel).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise KerncraftError(f"cannot write the recording {path}: {exc.strerror}") from None
+    for rel, data in files.items():     # each file whole or not at all (a full disk)
+        write_output(path / rel, data, f"the recording file {display_name(path / rel)}")
 
 
 # ---------------------------------------------------------------- reading

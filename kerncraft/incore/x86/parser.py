@@ -3,8 +3,8 @@
 Design: a line is first split with plain string/regex operations into
 ``label: statement # comment`` (that split is the same for every line and is the
 hot path), and only the operand list of an instruction goes through a pyparsing
-grammar. Operand strings repeat a lot in compiler output (``%rax``, ``(%rdi,%rax,8)``),
-so parsed operands are memoised; a 2,000-line gcc file then parses in a few
+grammar (:mod:`kerncraft.incore.x86.operands`). Operand strings repeat a lot in
+compiler output (``%rax``, ``(%rdi,%rax,8)``), so parsed operands are memoised; a 2,000-line gcc file then parses in a few
 tens of milliseconds instead of the ~1 s a full per-line pyparsing grammar needs.
 
 The parser records what is written and resolves nothing: directive arguments are
@@ -23,13 +23,13 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-import pyparsing as pp
-
 from kerncraft.errors import AssemblyError, SourceLocation
 from kerncraft.incore import registers
 from kerncraft.incore.asmtext import find_unquoted, split_top_level  # noqa: F401 (re-export)
-from kerncraft.incore.model import (AsmLine, Immediate, Instruction, Label, Memory,
-                                    Operand, Register)
+from kerncraft.incore.model import AsmLine, Instruction, Memory, Operand, Register
+# the operand parsers, re-exported: callers and tests import them from here
+from kerncraft.incore.x86.operands import (SYMBOL, make_register, parse_operand,  # noqa: F401
+                                           parse_operand_full)
 
 __all__ = ["parse_x86", "parse_operand", "BRANCH_MNEMONICS", "is_branch_mnemonic"]
 
@@ -37,12 +37,11 @@ __all__ = ["parse_x86", "parse_operand", "BRANCH_MNEMONICS", "is_branch_mnemonic
 # Line-level splitting (regex fast path)
 # ---------------------------------------------------------------------------
 
-_SYMBOL = r"[A-Za-z_.$][\w.$@]*"
-_LABEL_RE = re.compile(rf'\s*({_SYMBOL}|\d+|"[^"]*")\s*:(?!:)')
+_LABEL_RE = re.compile(rf'\s*({SYMBOL}|\d+|"[^"]*")\s*:(?!:)')
 _MNEMONIC_RE = re.compile(r"([A-Za-z][\w.]*)(?:,(p[tn]))?(?=\s|$)")
 _PSEUDO_PREFIX_RE = re.compile(r"\{(?:vex|vex2|vex3|evex|load|store|disp8|disp32)\}\s*",
                                re.IGNORECASE)
-_ASSIGN_RE = re.compile(rf"({_SYMBOL})\s*=\s*(.+)")
+_ASSIGN_RE = re.compile(rf"({SYMBOL})\s*=\s*(.+)")
 
 #: Prefixes that change what the instruction costs; they stay in the mnemonic.
 KEPT_PREFIXES = frozenset({"rep", "repe", "repz", "repne", "repnz", "lock"})
@@ -66,169 +65,6 @@ BRANCH_MNEMONICS = frozenset({
 def is_branch_mnemonic(mnemonic: str) -> bool:
     """True for jumps, calls and loop instructions (operand is a code target)."""
     return mnemonic in BRANCH_MNEMONICS
-
-
-# ---------------------------------------------------------------------------
-# Operand grammar (pyparsing, memoised)
-# ---------------------------------------------------------------------------
-
-def _build_operand_grammar() -> pp.ParserElement:
-    """Grammar of one operand without its ``{...}`` decorations.
-
-    Forms: ``%reg``, ``%st(1)``, ``$imm``, ``[%seg:]disp(base,index,scale)`` with
-    every part optional, ``[%seg:]disp`` (absolute address or branch target).
-    The displacement is captured as raw text and interpreted afterwards, because
-    compilers write it as a number, a symbol or ``symbol+/-number``.
-    """
-    reg = pp.Combine(pp.Literal("%") + pp.Regex(r"[A-Za-z][A-Za-z0-9]*(\(\s*\d\s*\))?"))
-    imm = pp.Combine(pp.Literal("$") + pp.Regex(r"[^\s].*"))("imm")
-    scale = pp.Regex(r"\d+")("scale")
-    addr = (pp.Suppress("(") + pp.Optional(reg("base"))
-            + pp.Optional(pp.Suppress(",") + pp.Optional(reg("index"))
-                          + pp.Optional(pp.Suppress(",") + pp.Optional(scale)))
-            + pp.Suppress(")"))
-    disp = pp.Regex(r"[^(%\s$*][^(]*")("disp")
-    seg = reg("segment") + pp.Suppress(":")
-    memory = pp.Optional(seg) + ((pp.Optional(disp) + addr) | disp)
-    register = reg("register")
-    return (imm | memory | register) + pp.StringEnd()
-
-
-_OPERAND_GRAMMAR = _build_operand_grammar()
-_UINT = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)"
-_INT_RE = re.compile(rf"[-+]?{_UINT}")
-_SYM_OFFSET_RE = re.compile(rf"({_SYMBOL})\s*([-+])\s*({_UINT})")
-_JUXTAPOSED_RE = re.compile(r"[\w.$@]\s+[\w.$@]")     # 'a b': no operator between
-_OFFSET_SYM_RE = re.compile(rf"([-+]?{_UINT})\s*\+\s*({_SYMBOL})")
-
-
-def _to_int(text: str) -> int | None:
-    """Parse an integer literal as gas does (decimal, 0x hex, 0b binary, 0 octal)."""
-    if not _INT_RE.fullmatch(text):
-        return None
-    sign = -1 if text.startswith("-") else 1
-    body = text.lstrip("+-").lower()
-    if body.startswith("0x"):
-        return sign * int(body, 16)
-    if body.startswith("0b"):
-        return sign * int(body[2:], 2)
-    if len(body) > 1 and body.startswith("0"):
-        return sign * int(body, 8)
-    return sign * int(body)
-
-
-def _split_displacement(text: str) -> tuple[int, str | None]:
-    """Split a displacement expression into (number, symbol).
-
-    ``-8`` -> (-8, None); ``a+16`` -> (16, 'a'); ``.LC0`` -> (0, '.LC0');
-    anything more complex is kept whole as the symbol with displacement 0.
-    """
-    text = text.strip()
-    if not text:
-        return 0, None
-    value = _to_int(text)
-    if value is not None:
-        return value, None
-    m = _SYM_OFFSET_RE.fullmatch(text)
-    if m:
-        number = _to_int(m.group(3))
-        assert number is not None
-        return (number if m.group(2) == "+" else -number), m.group(1)
-    m = _OFFSET_SYM_RE.fullmatch(text)
-    if m:
-        number = _to_int(m.group(1))
-        assert number is not None
-        return number, m.group(2)
-    if _JUXTAPOSED_RE.search(text):
-        raise ValueError(f"cannot parse displacement '{text}'")
-    return 0, text
-
-
-def _make_register(text: str) -> Register:
-    name = text[1:].lower().replace(" ", "")
-    if name.startswith("st("):
-        name = "st" + name[3:-1]
-    if not registers.is_register(name, "x86"):
-        raise ValueError(f"unknown register '{text}'")
-    return Register(name)
-
-
-_FAST_REGISTER_RE = re.compile(r"%([A-Za-z][A-Za-z0-9]*)")
-_FAST_IMMEDIATE_RE = re.compile(rf"\$\s*({_INT_RE.pattern})")
-_FAST_MEMORY_RE = re.compile(
-    r"(?P<disp>[^(%\s*$][^(]*)?\(\s*(?:%(?P<base>[A-Za-z][A-Za-z0-9]*))?\s*"
-    r"(?:,\s*(?:%(?P<index>[A-Za-z][A-Za-z0-9]*))?\s*(?:,\s*(?P<scale>\d+))?\s*)?\)")
-
-
-def _fast_operand(core: str) -> Operand | None:
-    """Regex shortcut for the common forms (``%reg``, ``$int``,
-    ``disp(base,index,scale)``); None means 'ask the full grammar'.
-
-    The pyparsing grammar costs ~1 ms per distinct operand, which dominated
-    the parse time of large files; tests check both paths agree."""
-    m = _FAST_REGISTER_RE.fullmatch(core)
-    if m:
-        return _make_register(core)
-    m = _FAST_IMMEDIATE_RE.fullmatch(core)
-    if m:
-        return Immediate(_to_int(m.group(1)))
-    m = _FAST_MEMORY_RE.fullmatch(core)
-    if m:
-        return _memory_from(m.group("disp") or "", m.group("base"), m.group("index"),
-                            m.group("scale"), None, core)
-    return None
-
-
-def _memory_from(disp: str, base: str | None, index: str | None, scale: str | None,
-                 segment: str | None, text: str) -> Memory:
-    """Build a :class:`Memory` from the textual parts of an AT&T address."""
-    displacement, symbol = _split_displacement(disp)
-    scale_value = int(scale) if scale else 1
-    if scale_value not in (1, 2, 4, 8):
-        raise ValueError(f"scale must be 1, 2, 4 or 8 in '{text}'")
-    return Memory(base=_make_register("%" + base) if base else None,
-                  index=_make_register("%" + index) if index else None,
-                  scale=scale_value, displacement=displacement, symbol=symbol,
-                  segment=_make_register("%" + segment).name if segment else None)
-
-
-@functools.lru_cache(maxsize=8192)
-def parse_operand(text: str, branch: bool = False) -> Operand:
-    """Parse one operand (decorations already removed); memoised.
-
-    ``branch`` says the operand belongs to a jump/call, where a bare symbol is a
-    :class:`Label`; elsewhere a bare symbol is an absolute memory address.
-    A leading ``*`` (indirect jump/call) is accepted and dropped.
-    Raises ``ValueError`` with a short reason on malformed input.
-    """
-    core = text.strip()
-    if core.startswith("*"):
-        core = core[1:].strip()
-        branch = False      # '*foo' is a memory-indirect target, not a label
-    fast = _fast_operand(core)
-    if fast is not None:
-        return fast
-    return parse_operand_full(core, branch)
-
-
-def parse_operand_full(core: str, branch: bool = False) -> Operand:
-    """Parse one operand with the pyparsing grammar (the reference path)."""
-    try:
-        res = _OPERAND_GRAMMAR.parse_string(core)
-    except pp.ParseBaseException as exc:
-        raise ValueError(f"cannot parse operand '{core}'") from exc
-    if "imm" in res:
-        expr = res["imm"][1:].strip()
-        value = _to_int(expr)
-        return Immediate(value) if value is not None else Immediate(None, expr)
-    if "register" in res:
-        return _make_register(res["register"])
-    disp_text = res.get("disp", "")
-    if branch and "(" not in core and "segment" not in res:
-        return Label(disp_text.strip())
-    strip = (lambda r: r[1:] if r else None)
-    return _memory_from(disp_text, strip(res.get("base")), strip(res.get("index")),
-                        res.get("scale"), strip(res.get("segment")), core)
 
 
 # ---------------------------------------------------------------------------
@@ -310,8 +146,28 @@ class _Decorations:
 _BROADCAST_RE = re.compile(r"1to\d+")
 
 
-def _parse_operands(operand_text: str, branch: bool, text: str,
-                    decor: _Decorations) -> tuple[Operand, ...]:
+_DISP32 = (-2**31, 2**31 - 1)
+_ABS64 = (-2**63, 2**64 - 1)
+
+
+def _check_displacement(op: Memory, mnemonic: str, core: str, text: str) -> None:
+    """Reject a displacement the instruction cannot encode: x86-64 addressing has a
+    signed 32-bit displacement; only ``movabs`` takes a 64-bit absolute address
+    (no base, no index). An out-of-range value would silently model code that no
+    assembler accepts."""
+    absolute = op.base is None and op.index is None
+    low, high = _ABS64 if absolute and mnemonic.startswith("movabs") else _DISP32
+    if low <= op.displacement <= high:
+        return
+    what = ("a 64-bit absolute address" if (low, high) == _ABS64 else
+            "a signed 32-bit displacement" + (" (a 64-bit absolute address only with "
+                                              "movabs)" if absolute else ""))
+    raise _LineError(f"displacement {op.displacement} is out of range: x86-64 allows {what}",
+                     text.find(core) + 1 if core in text else None)
+
+
+def _parse_operands(operand_text: str, branch: bool, text: str, decor: _Decorations,
+                    mnemonic: str = "") -> tuple[Operand, ...]:
     """Parse a comma-separated operand list; decorations go to ``decor``."""
     operands: list[Operand] = []
     for part in split_top_level(operand_text):
@@ -325,6 +181,8 @@ def _parse_operands(operand_text: str, branch: bool, text: str,
             op = parse_operand(core, branch)
         except ValueError as exc:
             raise _LineError(str(exc), text.find(core) + 1 if core in text else None) from None
+        if isinstance(op, Memory):
+            _check_displacement(op, mnemonic, core, text)
         if broadcast is not None:
             if not isinstance(op, Memory):
                 raise _LineError(f"broadcast {{{broadcast}}} on a non-memory operand")
@@ -348,7 +206,8 @@ def _parse_instruction(statement: str, line_number: int, text: str) -> Instructi
         mnemonic = " ".join(kept + [mnemonic])
     decor = _Decorations()
     operand_text = rest[m.end():].strip()
-    operands = _parse_operands(operand_text, branch, text, decor) if operand_text else ()
+    operands = (_parse_operands(operand_text, branch, text, decor, m.group(1).lower())
+                if operand_text else ())
     return Instruction(mnemonic=mnemonic, operands=operands, line_number=line_number,
                        text=text, mask=decor.mask, zeroing=decor.zeroing,
                        rounding=decor.rounding)
@@ -356,7 +215,7 @@ def _parse_instruction(statement: str, line_number: int, text: str) -> Instructi
 
 def _make_register_or_fail(text: str) -> Register:
     try:
-        return _make_register(text)
+        return make_register(text)
     except ValueError as exc:
         raise _LineError(str(exc)) from None
 
@@ -483,8 +342,10 @@ def parse_x86(text: str, filename: str | None = None) -> list[AsmLine]:
         try:
             result.append(_parse_line(raw, number, state))
         except _LineError as exc:
+            # columns are counted in the stripped line: add the indentation back
+            col = exc.col + len(raw) - len(raw.lstrip()) if exc.col is not None else None
             raise AssemblyError(f"{exc}: {raw.strip()!r}",
-                                SourceLocation(filename, number, exc.col)) from None
+                                SourceLocation(filename, number, col)) from None
         except AssemblyError as exc:   # e.g. unknown register from the registry
             raise AssemblyError(f"{exc.message}: {raw.strip()!r}",
                                 SourceLocation(filename, number)) from None
