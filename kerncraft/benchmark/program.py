@@ -48,7 +48,6 @@ Build
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -281,8 +280,8 @@ def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
                     likwid: bool = False, constants: str = "auto",
                     aliasing: str = "distinct") -> BenchmarkProgram:
     """Generate, compile and link the benchmark of a bound ``kernel`` (cached)."""
-    from kerncraft.measure.timing import (bench_cache_dir, compiler_identity, find_c_compiler,
-                                          host_cpu_fingerprint, install_executable)
+    from kerncraft.measure.timing import (cached_executable, find_c_compiler,
+                                          install_executable)
     from kerncraft.compilation.codegen import SUPPORT_C
     from kerncraft.compilation.compiler import clean_flags
 
@@ -295,14 +294,9 @@ def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
     units = [("kernel.c", source, (*kept, *openmp)),
              ("support.c", SUPPORT_C, ("-O2", *_SUPPORT_RENAMES)),
              ("timer.c", TIMER_C, ("-O2", *openmp, *marker))]
-    key = hashlib.sha256()
-    for part in (_BUILD_VERSION, path, compiler_identity(path), *libraries,
-                 *(f"{n}\0{s}\0{chr(1).join(f)}" for n, s, f in units)):
-        key.update(part.encode())
-        key.update(b"\0\1")
-    if any("native" in f for f in kept):
-        key.update(host_cpu_fingerprint().encode())
-    target = bench_cache_dir() / f"kernel-{key.hexdigest()[:32]}"
+    target = cached_executable("kernel", path, kept,
+                               (_BUILD_VERSION, *libraries,
+                                *(f"{n}\0{s}\0{chr(1).join(f)}" for n, s, f in units)))
     if target.is_file() and os.access(target, os.X_OK):
         return BenchmarkProgram(target, source, compiler, kept, threads, likwid, True)
     with tempfile.TemporaryDirectory(prefix="kerncraft-bench-build-") as tmp:

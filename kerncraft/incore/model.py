@@ -166,10 +166,13 @@ class InCoreResult:
 
     @property
     def prediction(self) -> float:
-        bounds = [self.throughput, self.lcd]
-        if self.frontend is not None:
-            bounds.append(self.frontend)
-        return max(bounds)
+        return loop_bound(self.throughput, self.lcd, self.frontend)
+
+
+def loop_bound(throughput: float, lcd: float, frontend: float | None) -> float:
+    """Cycles per assembly iteration: the largest of the port throughput, the
+    loop-carried dependency and (where modelled) the front end."""
+    return max(throughput, lcd, frontend if frontend is not None else 0.0)
 
 
 @dataclass(frozen=True)

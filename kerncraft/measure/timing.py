@@ -68,7 +68,7 @@ __all__ = [
     "PROTOCOL_TIME", "PROTOCOL_REPETITIONS", "PROTOCOL_CPU_TIME", "C_PROTOCOL_HELPERS",
     "REPETITIONS_PLACEHOLDER", "ProgramReport", "Measurement", "require_x86_64_linux",
     "is_x86_64_linux", "find_c_compiler", "bench_cache_dir", "compile_program",
-    "compiler_identity", "host_cpu_fingerprint",
+    "compiler_identity", "host_cpu_fingerprint", "cached_executable",
     "run_pinned", "parse_protocol", "measure", "default_cpu", "describe_exit",
 ]
 
@@ -208,6 +208,20 @@ def _remove_scratch(path: Path, owner: int) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def cached_executable(kind: str, compiler_path: str, flags: Sequence[str],
+                      parts: Sequence[str]) -> Path:
+    """Where the executable built by ``compiler_path`` from ``parts`` (sources, flags,
+    versions) is kept in :func:`bench_cache_dir`: keyed by their content, the compiler's
+    build and, for ``-march=native``, this host's CPU."""
+    key = hashlib.sha256()
+    for part in (compiler_path, compiler_identity(compiler_path), *parts):
+        key.update(part.encode())
+        key.update(b"\0\1")
+    if any("native" in f for f in flags):
+        key.update(host_cpu_fingerprint().encode())
+    return bench_cache_dir() / f"{kind}-{key.hexdigest()[:32]}"
+
+
 @functools.lru_cache(maxsize=16)
 def compiler_identity(path: str) -> str:
     """First line of ``path --version``: the compiler build, for keys of cached programs."""
@@ -238,14 +252,8 @@ def compile_program(source: str, *, compiler: str = "gcc",
                     flags: Sequence[str] = ("-O2",), libraries: Sequence[str] = ()) -> Path:
     """Compile a C program (cached by content) and return the executable's path."""
     path = find_c_compiler(compiler)
-    key = hashlib.sha256()
-    for part in (_CACHE_VERSION, path, compiler_identity(path), "\0".join(flags),
-                 "\0".join(libraries), source):
-        key.update(part.encode())
-        key.update(b"\0\1")
-    if any("native" in f for f in flags):
-        key.update(host_cpu_fingerprint().encode())
-    target = bench_cache_dir() / f"prog-{key.hexdigest()[:32]}"
+    target = cached_executable("prog", path, flags,
+                               (_CACHE_VERSION, "\0".join(flags), "\0".join(libraries), source))
     if target.is_file() and os.access(target, os.X_OK):
         return target
     with tempfile.TemporaryDirectory(prefix="kerncraft-build-") as tmp:

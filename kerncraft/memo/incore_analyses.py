@@ -271,10 +271,8 @@ class CachedAnalysis(_Lazy):
 
     @property
     def prediction(self) -> float:
-        bounds = [self.throughput, self.lcd]
-        if self.frontend is not None:
-            bounds.append(self.frontend)
-        return max(bounds)
+        from kerncraft.incore.model import loop_bound   # light module
+        return loop_bound(self.throughput, self.lcd, self.frontend)
 
     def __repr__(self) -> str:
         return (f"CachedAnalysis(arch={self.arch!r}, throughput={self.throughput}, "
