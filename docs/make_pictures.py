@@ -22,43 +22,57 @@ import kerncraft
 from kerncraft.validation.sizes import working_set
 from kerncraft.incore.analysis import analyze_text
 from kerncraft.report.plot import draw
-from kerncraft.report.plotdata import (ecm_sweep_plot, port_pressure_plot, roofline_plot,
-                                       scaling_plot)
+from kerncraft.report.plotdata import (ecm_sweep_plot, machine_name, picture_title,
+                                       port_pressure_plot, roofline_plot, scaling_plot,
+                                       sizes_text)
 from kerncraft.report.plotdata_validation import points_from_table, validation_plot
 
 ROOT = Path(__file__).resolve().parents[1]
+TRIAD_KERNEL = "kernels/triad.c"
 TRIAD = {"N": 10**7}
+
+# titles come from the run's inputs (picture_title), as those of --plot do
 
 
 def roofline() -> object:
-    result = kerncraft.analyze("kernels/triad.c", "CSX", model="RooflineFLOP", defines=TRIAD)
-    return roofline_plot(result, "triad, N = 10\u2077, CSX (RooflineFLOP)")
+    machine = kerncraft.load_machine("CSX")
+    result = kerncraft.analyze(TRIAD_KERNEL, machine, model="RooflineFLOP", defines=TRIAD)
+    return roofline_plot(result, picture_title("RooflineFLOP", TRIAD_KERNEL,
+                                               machine_name(machine), sizes_text([TRIAD])))
 
 
 def ecm_sweep() -> object:
     machine = kerncraft.load_machine("ZEN2")
-    kernel = kerncraft.api.load_kernel("kernels/triad.c")
+    kernel = kerncraft.api.load_kernel(TRIAD_KERNEL)
     rows = kerncraft.sweep(kernel, machine, model="ECM", defines={"N": "100-100000000:25log"})
     points = [(working_set(kernel.bind(dict(r.defines))), f"N={r.defines['N']}", r.result)
               for r in rows]
     capacities = {lvl.name: lvl.size_per_group for lvl in machine.cache_levels}
-    return ecm_sweep_plot(points, capacities, title="triad on ZEN2: ECM contributions")
+    title = picture_title("ECM contributions", TRIAD_KERNEL, machine_name(machine),
+                          sizes_text([dict(r.defines) for r in rows]))
+    return ecm_sweep_plot(points, capacities, title=title)
 
 
 def scaling() -> object:
-    result = kerncraft.analyze("kernels/triad.c", "CSX", model="ECM", defines=TRIAD)
-    return scaling_plot(result, kerncraft.load_machine("CSX").clock,
-                        "triad, N = 10\u2077, CSX: ECM scaling")
+    machine = kerncraft.load_machine("CSX")
+    result = kerncraft.analyze(TRIAD_KERNEL, machine, model="ECM", defines=TRIAD)
+    return scaling_plot(result, machine.clock, picture_title(
+        "ECM scaling", TRIAD_KERNEL, machine_name(machine), sizes_text([TRIAD])))
 
 
 def ports() -> object:
-    text = (ROOT / "tests/data/asm_papers/stream_triad_csx.s").read_text()
-    return port_pressure_plot(analyze_text(text, "CSX"), "STREAM triad loop on CSX (gcc)")
+    path = ROOT / "tests/data/asm_papers/stream_triad_csx.s"
+    analysis = analyze_text(path.read_text(), "CSX")
+    return port_pressure_plot(analysis, picture_title("port pressure", path.name,
+                                                      analysis.arch))
 
 
 def validation() -> object:
-    text = (ROOT / "benchmarks/machines/validation-zen5-hand.txt").read_text()
-    return validation_plot(points_from_table(text), "14 kernels x 4 levels on Zen 5")
+    path = ROOT / "benchmarks/machines/validation-zen5-hand.txt"
+    points = points_from_table(path.read_text())
+    kernels, levels = {p.kernel for p in points}, {p.level for p in points}
+    return validation_plot(points, f"prediction vs measurement: {len(kernels)} kernels x "
+                                   f"{len(levels)} levels, {path.name}")
 
 
 PICTURES = {"roofline-triad-csx.png": roofline, "ecm-sweep-triad-zen2.png": ecm_sweep,

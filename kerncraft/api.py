@@ -28,10 +28,13 @@ from kerncraft.runner.table import MODEL_ALIASES, MODELS, canonical_model, model
 from kerncraft.userfiles import decode_text, display_name
 
 if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Executor
+    from typing import Callable
+
     from kerncraft.kernel.model import KernelModel
     from kerncraft.machine.model import MachineModel
 
-__all__ = ["analyze", "sweep", "SweepRow", "MODELS", "MODEL_ALIASES", "canonical_model",
+__all__ = ["analyze", "sweep", "sweep_row", "SweepRow", "MODELS", "MODEL_ALIASES", "canonical_model",
            "load_kernel", "read_kernel_file", "resolve_machine"]
 
 KernelLike = Union["KernelModel", str, Path]
@@ -68,22 +71,34 @@ def _looks_like_source(text: str) -> bool:
     return any(mark in text for mark in ("\n", ";", "{"))
 
 
+#: Kernel files read as Kerncraft kernel descriptions (YAML), not as C.
+DESCRIPTION_SUFFIXES = (".yml", ".yaml")
+
+
+def is_description_path(path: str | Path) -> bool:
+    """Whether the kernel file ``path`` is a kernel description, by its suffix."""
+    return Path(path).suffix.lower() in DESCRIPTION_SUFFIXES
+
+
 def load_kernel(kernel: KernelLike, filename: str | None = None) -> "KernelModel":
     """A :class:`~kerncraft.kernel.model.KernelModel` from a model (returned as is),
-    C source text, or the path of a kernel file.
+    C source text or a kernel description's YAML text, or the path of a kernel file
+    (a ``.yml``/``.yaml`` one is a kernel description, :mod:`kerncraft.kernel.description`).
 
     >>> load_kernel("double a[N], b[N];\\nfor (int i = 0; i < N; ++i) a[i] = b[i];").constant_names
     ('N',)
     """
+    from kerncraft.kernel.description import parse_any_kernel, parse_kernel_description
     from kerncraft.kernel.model import KernelModel
     from kerncraft.kernel.parser import parse_kernel
 
     if isinstance(kernel, KernelModel):
         return kernel
     if isinstance(kernel, str) and _looks_like_source(kernel):
-        return parse_kernel(kernel, filename=filename)
+        return parse_any_kernel(kernel, filename=filename)
     if isinstance(kernel, (str, Path)):
-        return parse_kernel(read_kernel_file(kernel), filename=filename or str(kernel))
+        parse = parse_kernel_description if is_description_path(kernel) else parse_kernel
+        return parse(read_kernel_file(kernel), filename=filename or str(kernel))
     raise TypeError(f"kernel must be a KernelModel, C source or a path, not "
                     f"{type(kernel).__name__}")
 
@@ -154,7 +169,10 @@ def analyze(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     name = canonical_model(model)
     chosen = _options(options, {"cores": cores, "cache_predictor": cache_predictor,
                                 "incore_model": incore_model, "unit": unit, **settings})
+    from kerncraft.kernel.description import check_models_for
+
     bound = _bind(load_kernel(kernel), defines)
+    check_models_for(bound, [name])     # a kernel description has no C code to compile
     return model_entry(name).compute(bound, resolve_machine(machine), chosen)
 
 
@@ -201,7 +219,9 @@ def sweep(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
           defines: Mapping[str, DefineValues] | None = None, cores: int | None = None,
           cache_predictor: str | None = None, incore_model: str | None = None,
           unit: str | None = None, *, options: AnalysisOptions | None = None,
-          max_points: int | None = None, **settings: Any) -> list[SweepRow]:
+          max_points: int | None = None, executor: "Executor | None" = None,
+          on_row: "Callable[[SweepRow], None] | None" = None,
+          **settings: Any) -> list[SweepRow]:
     """:func:`analyze` over the cartesian product of ``defines`` (first key slowest);
     more than ``max_points`` points (default 10,000, as ``--max-points``) is refused.
 
@@ -211,6 +231,15 @@ def sweep(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     values) and the symbolic layer-condition analysis (cached per kernel source,
     machine and core count); each point then evaluates compiled expressions.
 
+    ``executor``: any :class:`concurrent.futures.Executor` (a process pool, or a Dask
+    cluster's ``Client.get_executor()``) the points are computed on; the kernel travels
+    as its source text and the machine as its file's path, so both must come from
+    files (or be C source). The rows are the same as without it, in point order. A
+    point that fails there does not stop the others: after all are done a
+    :class:`~kerncraft.runner.scatter.SweepError` names the failed points and holds the
+    rows of the others (``.rows``); without an executor the first error is raised as
+    it happens. ``on_row(row)`` is called as each point completes (progress).
+
     >>> rows = sweep("kernels/copy.c", "CSX", model="ECMData",
     ...              defines={"N": [1000, 10**7]})
     >>> [(row.defines["N"], round(row.result.value("T_L3MEM"), 2)) for row in rows]
@@ -219,12 +248,54 @@ def sweep(kernel: KernelLike, machine: MachineLike, model: str = "ECM",
     name = canonical_model(model)
     chosen = _options(options, {"cores": cores, "cache_predictor": cache_predictor,
                                 "incore_model": incore_model, "unit": unit, **settings})
+    from kerncraft.kernel.description import check_models_for
+
     unbound = load_kernel(kernel)
     unbound = unbound.unbound if unbound.unbound is not None else unbound
+    check_models_for(unbound, [name])   # a kernel description has no C code to compile
     loaded = resolve_machine(machine)
+    points = _points(defines or {}, max_points)
+    if executor is not None:
+        return _sweep_on(executor, name, unbound, loaded, chosen, points, on_row)
     compute = model_entry(name).compute
     rows = []
-    for point in _points(defines or {}, max_points):
+    for point in points:
         bound = _bind(unbound, point)
         rows.append(SweepRow(name, dict(bound.bindings), compute(bound, loaded, chosen)))
+        if on_row is not None:
+            on_row(rows[-1])
+    return rows
+
+
+def sweep_row(name: str, source: str, filename: str | None, machine_path: str,
+              options: AnalysisOptions, point: Mapping[str, int]) -> SweepRow:
+    """One row of :func:`sweep`, computed where an executor runs it (module level, so
+    a worker finds it by name; the kernel and machine are parsed there once)."""
+    from kerncraft.runner.scatter import loaded
+
+    kernel, machine = loaded(source, filename, machine_path)
+    bound = _bind(kernel, point)
+    return SweepRow(name, dict(bound.bindings), model_entry(name).compute(bound, machine, options))
+
+
+def _sweep_on(executor: "Executor", name: str, kernel: "KernelModel", machine: "MachineModel",
+              options: AnalysisOptions, points: list[dict[str, int]],
+              on_row: "Callable[[SweepRow], None] | None") -> list[SweepRow]:
+    from kerncraft.runner.scatter import SweepError, executor_outcomes
+
+    if not kernel.source or not machine.path:
+        raise KerncraftError("a sweep on an executor needs the kernel as C source or a file "
+                             "and the machine as a file or bundled name")
+    tasks = [(point, (name, kernel.source, kernel.filename, machine.path, options, point))
+             for point in points]
+
+    def completed(outcome) -> None:
+        if on_row is not None and outcome.ok:
+            on_row(outcome.value)
+
+    outcomes = list(executor_outcomes(sweep_row, tasks, executor, on_complete=completed))
+    rows = [o.value for o in outcomes if o.ok]
+    failures = [o for o in outcomes if not o.ok]
+    if failures:
+        raise SweepError(failures, rows, len(points))
     return rows

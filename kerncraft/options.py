@@ -28,11 +28,12 @@ from typing import Any, Mapping, Union
 from kerncraft.errors import KerncraftError
 
 __all__ = ["AnalysisOptions", "as_options", "canonical_incore_model", "INCORE_MODELS",
-           "CACHE_PREDICTORS", "UNITS"]
+           "CACHE_PREDICTORS", "UNITS", "NONTEMPORAL_MODES"]
 
 UNITS = ("cy/CL", "cy/It", "It/s", "FLOP/s")
 CACHE_PREDICTORS = ("LC", "SIM")
 INCORE_MODELS = ("kerncraft", "kerncraft-sim", "OSACA", "LLVM-MCA")
+NONTEMPORAL_MODES = ("auto", "on", "off")
 
 CacheFill = Union[float, Mapping[str, float], None]
 
@@ -53,8 +54,9 @@ def canonical_incore_model(name: str | None) -> str:
         raise KerncraftError(f"unknown in-core model {name!r} "
                              f"(choose from {', '.join(INCORE_MODELS)})")
     if model == "IACA":
-        raise KerncraftError("the IACA in-core model is not supported (Intel discontinued "
-                             "IACA); use the built-in analyzer (-i kerncraft)")
+        raise KerncraftError("the IACA in-core model is not available (Intel discontinued "
+                             "IACA); use -i kerncraft (built-in, the default), -i LLVM-MCA or "
+                             "-i OSACA")
     return model
 
 
@@ -66,6 +68,12 @@ class AnalysisOptions:
     Roofline). ``cache_fill`` is the share of each cache a layer condition may
     fill (a number for every level or a mapping level -> share; None: the
     machine file's). ``verbose`` only changes the text of a report.
+    ``nontemporal_stores``: which stores bypass the caches - ``auto`` those the
+    kernel's ``#pragma nontemporal`` names and, for models that compile the loop,
+    all stores when the loop block streams every store; ``on`` every array the
+    innermost loop writes; ``off`` none (docs/ecm-model.md).
+    ``iterations``: ``-p Benchmark`` runs the kernel this many times first (Kerncraft's
+    ``--iterations``; None: once) and more until a run lasts long enough.
 
     >>> AnalysisOptions(incore_model="llvm-mca").incore_model
     'LLVM-MCA'
@@ -87,6 +95,8 @@ class AnalysisOptions:
     ignore_unknown: bool = False
     cache_fill: CacheFill = None
     aliasing: str = "distinct"
+    nontemporal_stores: str = "auto"
+    iterations: int | None = None
 
     def __post_init__(self) -> None:
         if self.cache_predictor not in CACHE_PREDICTORS:
@@ -103,9 +113,17 @@ class AnalysisOptions:
             except ValueError as exc:
                 raise KerncraftError(f"--compiler-flags {self.compiler_flags!r}: "
                                      f"{str(exc).lower()}") from None
+        if self.iterations is not None and (isinstance(self.iterations, bool) or not
+                                            isinstance(self.iterations, int)
+                                            or self.iterations < 1):
+            raise KerncraftError(f"iterations must be a positive integer, got "
+                                 f"{self.iterations!r}")
         if self.aliasing not in ("distinct", "pointers"):
             raise KerncraftError(f"unknown aliasing {self.aliasing!r} (choose distinct or "
                                  "pointers)")
+        if self.nontemporal_stores not in NONTEMPORAL_MODES:
+            raise KerncraftError(f"unknown nontemporal stores mode {self.nontemporal_stores!r} "
+                                 "(choose auto, on or off)")
         object.__setattr__(self, "incore_model", canonical_incore_model(self.incore_model))
         object.__setattr__(self, "verbose", int(self.verbose or 0))
         if isinstance(self.cache_fill, Mapping):    # frozen all the way down

@@ -58,6 +58,6 @@ def bundled_kernel(reference: str | Path) -> Path | None:
     path = Path(reference)
     if path.parent not in (Path("."), Path("kernels")):
         return None
-    name = path.name if path.suffix == ".c" else f"{path.name}.c"
+    name = path.name if path.suffix in (".c", ".yml", ".yaml") else f"{path.name}.c"
     candidate = bundled_dir("kernels") / name
     return candidate if candidate.is_file() else None

@@ -11,18 +11,23 @@
   ``--plot``, ``-o``) are written to a temporary file in the same folder and
   renamed over the target, so a full disk or an interrupted run never leaves a
   truncated or empty file; the previous file stays as it was.
-  :func:`append_output` appends to a ``--store`` file whole or not at all.
+  :func:`append_output` appends to a ``--store`` file whole or not at all;
+  :func:`merge_pickle_output` merges into a ``--store FILE.pickle`` (Kerncraft's
+  layout: one pickled dict) under the same lock, by an atomic rewrite.
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import fcntl
+import io
 import os
+import pickle
 import secrets
 import shutil
 import stat
 from pathlib import Path
-from typing import Iterator
+from typing import Any, BinaryIO, Iterator, Mapping
 
 from kerncraft.errors import KerncraftError, SourceLocation
 
@@ -159,3 +164,84 @@ def append_output(path: str | os.PathLike[str], content: str | bytes, describe: 
                 if created and size == 0:
                     os.unlink(path)
             raise
+
+
+class _NotPlainData(pickle.UnpicklingError):
+    """The pickle names a class (its ``module.name`` is the message)."""
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Reads dicts, lists, tuples, sets, strings and numbers only: unpickling anything
+    else can run code, and a store file may come from anywhere."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "builtins" and name in ("set", "frozenset"):
+            return getattr(builtins, name)
+        raise _NotPlainData(f"{module}.{name}")
+
+
+def _locked_current(path: str | os.PathLike[str]) -> tuple[BinaryIO, bool]:
+    """``path`` opened for reading (created if missing) under an exclusive lock, and
+    whether this call created it. A run that waited for the lock while another one
+    renamed a new file over ``path`` holds the old file: it opens the new one again."""
+    for _ in range(100):
+        created = not os.path.exists(path)
+        handle = open(path, "a+b")
+        with contextlib.suppress(OSError):  # no locks (some network file systems)
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            now, held = os.stat(path), os.fstat(handle.fileno())
+        except OSError:
+            now = held = None
+        if now is not None and (now.st_ino, now.st_dev) == (held.st_ino, held.st_dev):
+            handle.seek(0)
+            return handle, created
+        handle.close()
+    raise OSError(f"{path} keeps being replaced")
+
+
+def _stored_dict(data: bytes, describe: str) -> dict:
+    try:
+        stored = _PlainUnpickler(io.BytesIO(data)).load()
+    except _NotPlainData as exc:
+        raise KerncraftError(f"cannot merge into {describe}: it holds {exc} objects (a "
+                             "pickle Kerncraft wrote?); store into another file") from None
+    except Exception:       # truncated or not a pickle at all: any error unpickling
+        stored = None
+    if not isinstance(stored, dict):
+        raise KerncraftError(f"cannot merge into {describe}: it is not a pickled dict "
+                             "(Kerncraft's --store layout); store into another file")
+    return stored
+
+
+def merge_pickle_output(path: str | os.PathLike[str], entries: Mapping[Any, Any],
+                        describe: str) -> None:
+    """Merge ``entries`` into the dict pickled in ``path`` (created if missing), as
+    Kerncraft's ``--store FILE.pickle`` does: an entry with the key of a stored one
+    replaces it.
+
+    The file is locked while it is read and rewritten (another kerncraft run waits,
+    as with :func:`append_output`) and rewritten atomically (:func:`write_output`),
+    so it always holds a whole pickle. Only plain data is read back (no code runs).
+    """
+    if os.path.isdir(path):
+        raise KerncraftError(f"cannot write {describe}: it is a directory")
+    if _writes_in_place(os.fspath(path)):       # /dev/null: nothing to merge with
+        write_output(path, pickle.dumps(dict(entries), protocol=4), describe)
+        return
+    with _one_line(describe):
+        handle, created = _locked_current(path)
+    try:
+        with _one_line(describe):
+            data = handle.read()
+        stored = _stored_dict(data, describe) if data else {}
+        stored.update(entries)
+        write_output(path, pickle.dumps(stored, protocol=4), describe)
+    except BaseException:
+        if created:     # no empty file left behind by a run that stored nothing
+            with contextlib.suppress(OSError):
+                if os.path.getsize(path) == 0:
+                    os.unlink(path)
+        raise
+    finally:
+        handle.close()

@@ -3,6 +3,8 @@
 process per CPU keeps every core busy."""
 from __future__ import annotations
 
+import pytest
+
 import os
 import subprocess
 import sys
@@ -13,6 +15,7 @@ TESTS = Path(__file__).resolve().parent
 SPIN = "while True: pass"
 
 
+@pytest.mark.slow
 def test_timing_sensitive_tests_pass_with_every_cpu_busy():
     spinners = [subprocess.Popen([sys.executable, "-c", SPIN])
                 for _ in range(len(os.sched_getaffinity(0)))]

@@ -15,13 +15,13 @@ from kerncraft.kernel.parser import parse_kernel
     ("1-1000:4log", (1, 10, 100, 1000)),
     ("2-16:4log2", (2, 4, 8, 16)),
     ("1-1000:4log10", (1, 10, 100, 1000)),
-    ("1-10", tuple(range(1, 11))),                     # num defaults to 10
-    ("10-100", tuple(range(10, 101, 10))),
+    ("1-10", tuple(range(1, 11))),                     # no num: every integer (Kerncraft)
+    ("10-100", tuple(range(10, 101))),                 # 91 points, not 10
     ("1-100:5log", (1, 3, 10, 32, 100)),               # rounded to nearest
     ("10-13:7", (10, 11, 12, 13)),                     # rounding duplicates dropped
     ("5-5:3", (5,)),
     ("7-100:1", (7,)),
-    ("1-2:3", (1, 2)),                                 # 1.5 rounds half up -> 2, deduplicated
+    ("1-2:3", (1, 2)),                                 # round(1.5) = 2 (tie to even), deduplicated
 ])
 def test_parse_define_values(value, points):
     define = parse_define("N", value)
@@ -62,7 +62,7 @@ def test_expand_is_a_cartesian_product_first_key_slowest():
 
 def test_expand_edge_cases():
     assert expand_defines([]) == [{}]
-    assert expand_defines([("N", "5"), ("N", "7")]) == [{"N": 7}]   # last one wins
+    assert expand_defines([("N", "5"), ("N", "7")]) == [{"N": 5}, {"N": 7}]   # both swept
     assert expand_defines([(".", "100"), ("N", "1-2:2")]) == [{".": 100, "N": 1},
                                                               {".": 100, "N": 2}]
 

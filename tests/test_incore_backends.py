@@ -260,9 +260,11 @@ def test_tool_architecture_and_ports_from_machine_file():
         ip.non_overlapping_ports(machine, ("2D", "3D"), "OSACA")   # no OSACA entry
     with pytest.raises(KerncraftError, match="SKXPort2, SKXPort3 .LLVM-MCA. do not exist"):
         ip.non_overlapping_ports(machine, ("Zn3Load.0",), "LLVM-MCA")
-    bare = _machine({"kerncraft": "CSX"}, {})
+    bare = _machine({"kerncraft": "CSX"}, {})       # llvm-mca's CPU of the core it names
+    assert ip.tool_architecture(bare, "LLVM-MCA") == "-mcpu=cascadelake"
+    unknown = _machine({"kerncraft": "ZEN5"}, {})   # llvm-mca 16 has no znver5
     with pytest.raises(KerncraftError, match="names no LLVM-MCA architecture"):
-        ip.tool_architecture(bare, "LLVM-MCA")
+        ip.tool_architecture(unknown, "LLVM-MCA")
 
 
 @pytest.mark.parametrize("entries,expected", [

@@ -100,7 +100,8 @@ def test_kerncraft_plot_one_and_several_pictures(tmp_path, capsys):
     target = tmp_path / "r.svg"
     assert main(["-p", "RooflineFLOP", "-m", "CSX", "kernels/triad.c", "-D", "N", "10000000",
                  "--plot", str(target)]) == 0
-    assert "RooflineFLOP N=10000000" in target.read_text()          # the title
+    # the title names the kernel file, the machine and the -D values of the run
+    assert "RooflineFLOP: triad.c on CSX, N=10000000" in target.read_text()
     assert capsys.readouterr().err == f"kerncraft: wrote {target}\n"
     target = tmp_path / "t.png"
     assert main(["-p", "ECM", "-p", "ECMData", "-p", "LC", "-m", "CSX", "kernels/triad.c",
@@ -189,6 +190,8 @@ def test_ecmcpu_plots_the_port_pressure_of_the_compiled_loop(tmp_path):
     assert main(["-p", "ECMCPU", "-m", "CSX", "kernels/triad.c", "-D", "N", "10000000",
                  "--plot", str(target)]) == 0
     text = target.read_text()
-    # gcc's triad loop on CSX: ports 2 and 3 busiest (golden TRIAD (1)), CP 11 cy
-    assert "compiled loop on CSX" in text and "bottleneck 2, 3" in text
+    # gcc's triad loop on CSX: ports 2 and 3 busiest (golden TRIAD (1)), CP 11 cy;
+    # T_OL = 1.5 cy x 2 assembly iterations per cache line = 3 cy/CL
+    assert "ECMCPU port pressure: triad.c on CSX, N=10000000" in text
+    assert "bottleneck 2, 3: 1.5 cy (T_OL 3.00 cy/CL)" in text
     assert "critical path 11 cy (off scale)" in text

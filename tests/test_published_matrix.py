@@ -38,6 +38,7 @@ def _aarch64(path: Path) -> bool:
     return "isa: aarch64" in path.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("machine", FILES, ids=[p.stem for p in FILES])
 def test_every_bundled_kernel_predicts_ecm(machine: Path):
     if _aarch64(machine) and shutil.which("aarch64-linux-gnu-gcc") is None:

@@ -43,5 +43,11 @@ def test_a_wheel_ships_every_bundled_file():
     config = tomllib.loads((REPO / "pyproject.toml").read_text())
     data = config["tool"]["setuptools"]["data-files"]
     assert data == {"share/kerncraft/machine-files": ["machine-files/*.yml"],
-                    "share/kerncraft/kernels": ["kernels/*.c"]}
+                    "share/kerncraft/kernels": ["kernels/*.c", "kernels/*.yml"],
+                    "share/kerncraft/kernels/polybench": ["kernels/polybench/*.c"]}
+    # every file of kernels/ is a C kernel or a YAML kernel description, and the one
+    # folder below it holds the in-core campaign's Polybench-like kernels
+    assert {p.suffix for p in (REPO / "kernels").iterdir() if p.is_file()} <= {".c", ".yml"}
+    assert [p.name for p in (REPO / "kernels").iterdir() if p.is_dir()] == ["polybench"]
+    assert {p.suffix for p in (REPO / "kernels" / "polybench").iterdir()} == {".c"}
     assert sorted(REPO.glob("machine-files/*.yaml")) == []   # the glob must see every file

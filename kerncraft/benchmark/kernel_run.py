@@ -98,14 +98,15 @@ def _select_backend(backend: str, cpu: int) -> tuple[str, str]:
 def _checked_setup(kernel: KernelModel, machine: MachineModel, cores: int,
                    cpus: Sequence[int] | None,
                    compiler: str | None, flags: str | Sequence[str] | None
-                   ) -> tuple[int, tuple[int, ...], str, tuple[str, ...]]:
-    """(iterations per repetition, CPUs, compiler, flags), every check done before
-    anything is compiled: the machine file is one of this host's kind (an aarch64 file
-    on x86 is one clear error), the flags' instructions exist on this CPU
-    (kerncraft/benchmark/hostcheck.py), the constants are bound and the cores exist."""
+                   ) -> tuple[int, tuple[int, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """(iterations per repetition, CPUs, (compiler, flags) choices), every check done
+    before anything is compiled: the machine file is one of this host's kind (an aarch64
+    file on x86 is one clear error), the first compiler's flags' instructions exist on
+    this CPU (kerncraft/benchmark/hostcheck.py), the constants are bound and the cores
+    exist. The later choices are the machine file's fallbacks if a build fails."""
     from kerncraft.benchmark.hostcheck import check_cpu_features, check_machine_isa
     from kerncraft.measure.timing import require_x86_64_linux
-    from kerncraft.compilation.compiler import kernel_flags, select_compiler
+    from kerncraft.compilation.compiler import compiler_choices, kernel_flags
 
     check_machine_isa(machine)
     require_x86_64_linux("the benchmark mode")
@@ -118,10 +119,10 @@ def _checked_setup(kernel: KernelModel, machine: MachineModel, cores: int,
     cpus = tuple(cpus) if cpus is not None else choose_cpus(cores)
     if len(cpus) != cores:
         raise KerncraftError(f"{cores} core(s) need as many CPUs, got {list(cpus)}")
-    name, chosen = select_compiler(machine, compiler, flags)
-    chosen = kernel_flags(kernel, name, chosen)
-    check_cpu_features(name, chosen)
-    return per_repetition, cpus, name, chosen
+    choices = tuple((name, kernel_flags(kernel, name, chosen))
+                    for name, chosen in compiler_choices(machine, compiler, flags))
+    check_cpu_features(*choices[0])
+    return per_repetition, cpus, choices
 
 
 def run_benchmark(kernel: KernelModel, machine: MachineModel, *, cores: int = 1,
@@ -137,16 +138,18 @@ def run_benchmark(kernel: KernelModel, machine: MachineModel, *, cores: int = 1,
     calibrating on the first pinned CPU.
     """
     from kerncraft.measure.clock import calibrate_clock_cached
-    from kerncraft.benchmark.program import build_benchmark, openmp_environment
+    from kerncraft.benchmark.hostcheck import check_cpu_features
+    from kerncraft.benchmark.program import build_first_working, openmp_environment
     from kerncraft.measure.timing import measure
     from kerncraft.cache.traffic import iterations_per_cacheline
     from kerncraft.compilation.codegen import program_arguments
 
-    per_repetition, cpus, name, chosen = _checked_setup(kernel, machine, cores, cpus,
-                                                        compiler, flags)
+    per_repetition, cpus, choices = _checked_setup(kernel, machine, cores, cpus, compiler,
+                                                   flags)
     chosen_backend, reason = _select_backend(backend, cpus[0])
-    program = build_benchmark(kernel, compiler=name, flags=chosen, threads=cores,
-                              aliasing=aliasing)
+    program, build_notes = build_first_working(kernel, choices, threads=cores,
+                                               aliasing=aliasing, check=check_cpu_features)
+    name, chosen = program.compiler, dict(choices)[program.compiler]
     args = program_arguments(kernel)
     executable, env_args = str(program.executable), []
     if cores > 1:       # 'env' sets the OpenMP pinning without a shell
@@ -159,7 +162,7 @@ def run_benchmark(kernel: KernelModel, machine: MachineModel, *, cores: int = 1,
     ipc = iterations_per_cacheline(kernel, machine.cacheline_size)
     seconds, cycles = result.seconds, result.cycles_total
     clock_hz, clock_source = clock.core_hz, f"calibrated: {clock.method}"
-    notes: list[str] = []
+    notes: list[str] = list(build_notes)
     volumes: tuple[LevelVolume, ...] = ()
     if chosen_backend == "likwid":
         counted = count_with_likwid(kernel, machine, compiler=name, flags=chosen, cpus=cpus,

@@ -54,7 +54,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kerncraft.errors import KerncraftError, ToolError
 
@@ -62,7 +62,8 @@ if TYPE_CHECKING:
     from kerncraft.kernel.model import KernelModel
 
 __all__ = ["MARKER_REGION", "TIMER_C", "BenchmarkProgram", "benchmark_source", "openmp_pragma",
-           "add_warmup", "add_openmp", "build_benchmark", "openmp_environment"]
+           "add_warmup", "add_openmp", "build_benchmark", "build_first_working",
+           "openmp_environment"]
 
 #: Name of the likwid marker region around the timed phase.
 MARKER_REGION = "kernel"
@@ -129,6 +130,7 @@ _SUPPORT_RENAMES = ("-Dkc_timer_start=kc_codegen_timer_start",
                     "-Dkc_timer_stop=kc_codegen_timer_stop")
 _BUILD_VERSION = "1"
 _BUILD_TIMEOUT = 300
+_FAILED = "building the benchmark failed: "
 
 
 def _find(lines: Sequence[str], text: str, start: int = 0) -> int:
@@ -260,19 +262,23 @@ class BenchmarkProgram:
 
 
 def _run(argv: Sequence[str], cwd: str, what: str) -> None:
+    """Run one build step; a failure is a one-line ToolError (the step and the first
+    error line) whose notes hold the first lines of the compiler's output."""
+    from kerncraft.compilation.compiler import first_errors
+
     try:
         out = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True,
                              timeout=_BUILD_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        raise ToolError(f"building the benchmark ({what}) took longer than "
-                        f"{_BUILD_TIMEOUT} s") from None
+        raise ToolError(f"{_FAILED}{what}: took longer than {_BUILD_TIMEOUT} s") from None
     except OSError as exc:
-        raise ToolError(f"cannot run {argv[0]}: {exc}") from None
+        raise ToolError(f"{_FAILED}{what}: cannot run {argv[0]}: {exc}") from None
     if out.returncode != 0:
-        message = "\n".join((out.stderr or out.stdout).replace(cwd + os.sep, "")
-                            .strip().splitlines()[:8])
-        raise ToolError(f"building the benchmark failed ({what}: {' '.join(argv[1:])}):\n"
-                        f"{message}")
+        output = out.stderr or out.stdout
+        error = ToolError(f"{_FAILED}{what}: {first_errors(output, cwd, limit=1)}")
+        error.notes = (f"{' '.join(argv[1:])}:\n" + "\n".join(
+            output.replace(cwd + os.sep, "").strip().splitlines()[:8]),)
+        raise error
 
 
 def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
@@ -310,6 +316,48 @@ def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
              f"{compiler} link")
         install_executable(Path(tmp, "bench"), target)
     return BenchmarkProgram(target, source, compiler, kept, threads, likwid, False)
+
+
+def build_first_working(kernel: KernelModel, choices: Sequence[tuple[str, Sequence[str]]], *,
+                        threads: int = 1, aliasing: str = "distinct",
+                        check: Callable[[str, Sequence[str]], None] | None = None
+                        ) -> tuple[BenchmarkProgram, tuple[str, ...]]:
+    """(program, notes): the benchmark built with the first of ``choices`` ((compiler,
+    flags), the machine file's order) that builds it. A compiler that fails (clang's
+    ``-fopenmp`` without libomp: "cannot find -lomp") is passed over with a note saying
+    why; when all fail, one ToolError line names each compiler and its first error.
+    ``check(compiler, flags)`` (the host-CPU check) runs before each fallback's build."""
+    failures: list[tuple[str, ToolError]] = []
+    for position, (name, flags) in enumerate(choices):
+        try:
+            if position and check is not None:
+                check(name, flags)
+            program = build_benchmark(kernel, compiler=name, flags=flags, threads=threads,
+                                      aliasing=aliasing)
+        except ToolError as exc:
+            if len(choices) == 1:
+                raise
+            failures.append((name, exc))
+            continue
+        except KerncraftError as exc:
+            if not position:
+                raise               # the first compiler's check: as without a fallback
+            failures.append((name, ToolError(f"{name}: {exc}")))
+            continue
+        first = choices[0][0]
+        notes = tuple(f"{failed} could not build the benchmark ({_reason(exc)}); built with "
+                      f"{name}, the machine file's next compiler (the in-core model analyses "
+                      f"{first}'s code)" for failed, exc in failures)
+        return program, notes
+    error = ToolError("building the benchmark failed with every compiler of the machine "
+                      "file: " + "; ".join(_reason(exc) for _, exc in failures))
+    error.notes = tuple(note for _, exc in failures for note in exc.notes)
+    raise error
+
+
+def _reason(error: ToolError) -> str:
+    """'compiler step: first error line' of a failed build (:func:`_run`)."""
+    return str(error).removeprefix(_FAILED)
 
 
 def openmp_environment(cpus: Sequence[int]) -> dict[str, str]:

@@ -40,8 +40,7 @@ unaffected by the collapsing.
 
 :meth:`UnitGenerator.units` yields one unit at a time (the readable
 definition); :meth:`UnitGenerator.chunks` yields the same accesses for many
-units at once, computed per row segment with list comprehensions and
-interleaved with ``zip``/``chain``, in the encoding of
+units at once (:mod:`kerncraft.cache.line_chunks`), in the encoding of
 :meth:`kerncraft.cache.cache_sim.CacheSimulator.feed` (the SIM predictor's
 path; both are checked to agree in ``tests/test_cache_sim.py``).
 
@@ -55,8 +54,9 @@ been simulated once (see :mod:`kerncraft.cache.sim_predictor`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
-from itertools import chain
+from operator import mul
 from typing import Callable, Iterator, Mapping
 
 import sympy
@@ -118,27 +118,38 @@ def layout_arrays(kernel, base: int = BASE_ADDRESS) -> dict[str, ArrayLayout]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _affine_form(expr, loop_syms: tuple) -> tuple[tuple, object] | None:
+    """Coefficients of the loop indices and the constant of ``expr`` (still in the
+    kernel's constants); None if it is not affine. Cached: a ``-D`` sweep binds the same
+    indices again and again, only the substitution of the values below is new."""
+    expr = sympy.expand(sympy.sympify(expr))
+    try:
+        poly = sympy.Poly(expr, *loop_syms) if loop_syms else None
+    except sympy.PolynomialError:
+        return None
+    if poly is not None and poly.total_degree() > 1:
+        return None
+    return tuple(expr.coeff(s) for s in loop_syms), expr.subs({s: 0 for s in loop_syms})
+
+
 def _affine(expr, loop_syms, binds, acc) -> tuple[tuple[int, ...], int]:
     """Integer coefficients of the loop indices and the constant of ``expr``."""
-    expr = sympy.expand(sympy.sympify(expr).subs(binds))
     loc = SourceLocation(None, acc.line, acc.col)
-    extra = expr.free_symbols - set(loop_syms)
+    form = _affine_form(sympy.sympify(expr), tuple(loop_syms))
+    if form is None:
+        bound = sympy.expand(sympy.sympify(expr).subs(binds))
+        raise KernelError(f"cache simulation needs affine indices, {acc.array}: {bound}", loc)
+    values = [sympy.sympify(c).subs(binds) for c in (*form[0], form[1])]
+    extra = set().union(*(v.free_symbols for v in values))
     if extra:
         names = ", ".join(sorted(str(s) for s in extra))
         raise DefineError(f"index of {acc.array}: no value for {names}; bind it with -D", loc)
-    try:
-        poly = sympy.Poly(expr, *loop_syms) if loop_syms else None
-    except sympy.PolynomialError as exc:
-        raise KernelError(f"cache simulation needs affine indices, {acc.array}: {expr}", loc) \
-            from exc
-    if poly is not None and poly.total_degree() > 1:
-        raise KernelError(f"cache simulation needs affine indices, {acc.array}: {expr}", loc)
-    coeffs = tuple(expr.coeff(s) for s in loop_syms)
-    const = expr.subs({s: 0 for s in loop_syms})
-    if not all(sympy.sympify(c).is_integer for c in (*coeffs, const)):
+    if not all(v.is_integer for v in values):
+        bound = sympy.expand(sympy.sympify(expr).subs(binds))
         raise KernelError(f"cache simulation needs integer index coefficients, {acc.array}: "
-                          f"{expr}", loc)
-    return tuple(int(c) for c in coeffs), int(const)
+                          f"{bound}", loc)
+    return tuple(int(v) for v in values[:-1]), int(values[-1])
 
 
 def build_streams(kernel, layout: Mapping[str, ArrayLayout], cl_size: int,
@@ -255,6 +266,17 @@ class LoopWalker:
             yield from self._rows(1, (v,))
 
 
+def _stream_constants(streams: tuple[Stream, ...]) -> list[tuple]:
+    """Per stream: (is_write, byte address at all indices 0, bytes per unit of each outer
+    index, bytes per unit of the innermost index, width - 1)."""
+    out = []
+    for st in streams:
+        e = st.element_size
+        out.append((st.kind == "write", st.base + e * st.lo, tuple(e * c for c in st.coeffs[:-1]),
+                    e * st.coeffs[-1], e * (st.hi - st.lo) + e - 1))
+    return out
+
+
 class UnitGenerator:
     """Produce ``(reads, writes, iterations, sweep_end)`` per unit of work."""
 
@@ -267,25 +289,24 @@ class UnitGenerator:
         self.outer_streams = build_streams(kernel, self.layout, cl_size,
                                            getattr(kernel, "outer_accesses", ()))
         self.walker = LoopWalker(kernel, iterations_per_unit, start)
+        self._constants: dict[int, tuple] = {}      # id(streams) -> (streams, constants)
 
-    def _row_streams(self, row: Row, streams: tuple[Stream, ...]) -> list[tuple]:
-        """Per stream: (is_write, A, width-1, D, strided) for this row."""
-        out = []
-        for st in streams:
-            e = st.element_size
-            lin = sum(c * v for c, v in zip(st.coeffs, row.outer)) + st.coeffs[-1] * row.first
-            first = st.base + e * (lin + st.lo)
-            extent = e * (st.hi - st.lo) + e - 1
-            d = e * st.coeffs[-1] * row.step
-            out.append((st.kind == "write", first, extent, d, abs(d) - extent - 1 >= self.cl))
-        return out
+    def row_streams(self, row: Row, streams: tuple[Stream, ...]) -> list[tuple]:
+        """Per stream: ``(is_write, first byte, width - 1, bytes per iteration, strided)``
+        for this row."""
+        pre = self._constants.get(id(streams))
+        if pre is None or pre[0] is not streams:
+            pre = self._constants[id(streams)] = (streams, _stream_constants(streams))
+        outer, first, step, cl = row.outer, row.first, row.step, self.cl
+        return [(w, c + sum(map(mul, per_loop, outer)) + g * first, ext, g * step,
+                 abs(g * step) - ext - 1 >= cl) for w, c, per_loop, g, ext in pre[1]]
 
     def units(self) -> Iterator[tuple[list[int], list[int], int, bool]]:
         """Endless per-unit line lists (see module doc for order and de-duplication)."""
         cl, unit = self.cl, self.unit
         for row in self.walker.rows():
-            info = self._row_streams(row, self.streams)
-            outer = self._row_streams(row, self.outer_streams)
+            info = self.row_streams(row, self.streams)
+            outer = self.row_streams(row, self.outer_streams)
             nstreams = len(info)
             last = [None] * nstreams           # line range edge touched in previous unit
             for t0 in range(0, row.count, unit):
@@ -323,7 +344,7 @@ class UnitGenerator:
                 yield reads, writes, n, row.sweep_end and row_end
 
     # --- whole rows at a time (the SIM predictor's path) ---------------------------------
-    def chunks(self, max_units: int = 256) -> Iterator[tuple[list[int], int, bool]]:
+    def chunks(self, max_units: int = 256, lines=None) -> Iterator[tuple[list[int], int, bool]]:
         """Endless ``(accesses, iterations, sweep_end)`` of consecutive units of work.
 
         ``accesses`` is the concatenation of what :meth:`units` yields for the
@@ -331,81 +352,15 @@ class UnitGenerator:
         reads as positive line numbers, writes negated. A chunk holds whole
         rows (a long row is split after ``max_units`` units) and ends at the
         latest after ``max_units`` units or at a sweep end (``sweep_end``).
-        Instead of a Python loop per unit and stream, the lines of a stream
-        are computed for all units of a row segment at once and the streams
-        are interleaved with ``zip``/``chain`` (C loops), which makes this
-        several times faster than :meth:`units`.
+        Rows are computed all units at once and repeated rows are moved copies
+        of an earlier one (:mod:`kerncraft.cache.line_chunks`), which makes
+        this many times faster than :meth:`units`; ``lines`` (a
+        :class:`~kerncraft.cache.line_chunks.LineClass`) keeps only its lines (set
+        sampling, same module).
         """
-        seq: list[int] = []
-        iterations = units = 0
-        for row in self.walker.rows():
-            info = self._row_streams(row, self.streams)
-            outer = self._row_streams(row, self.outer_streams)
-            row_units = -(-row.count // self.unit)
-            prev: list[int | None] = [None] * len(info)
-            u0 = 0
-            while u0 < row_units:
-                u1 = min(row_units, u0 + max(1, max_units - units))
-                seq += self._segment(row, info, outer, prev, u0, u1, u1 == row_units)
-                iterations += min(row.count, u1 * self.unit) - u0 * self.unit
-                units += u1 - u0
-                u0 = u1
-                end = row.sweep_end and u0 == row_units
-                if units >= max_units or end:
-                    yield seq, iterations, end
-                    seq, iterations, units = [], 0, 0
+        from kerncraft.cache.line_chunks import line_chunks
 
-    def _segment(self, row: Row, info: list[tuple], outer: list[tuple], prev: list,
-                 u0: int, u1: int, row_end: bool) -> list[int]:
-        """Accesses of units ``u0 .. u1-1`` of ``row`` (``prev``: per-stream edge, updated)."""
-        cl, unit, count = self.cl, self.unit, row.count
-        starts = range(u0 * unit, u1 * unit, unit)
-        ends = list(range(u0 * unit + unit - 1, u1 * unit, unit))
-        if ends[-1] >= count:
-            ends[-1] = count - 1
-        nunits = u1 - u0
-        read_cols: list = []
-        write_cols: list = []
-        for k, (is_write, a, ext, d, strided) in enumerate(info):
-            cols = write_cols if is_write else read_cols
-            sign = -1 if is_write else 1
-            if strided:
-                cols.append([[sign * x for t in range(t0, e + 1)
-                              for x in range((a + d * t) // cl, (a + d * t + ext) // cl + 1)]
-                             for t0, e in zip(starts, ends)])
-            elif d == 0:
-                lo, hi = a // cl, (a + ext) // cl
-                cols.append([range(lo, hi + 1) if sign > 0 else range(-lo, -hi - 1, -1)]
-                            * nunits)
-            elif d > 0:
-                top = a + ext
-                stops = [(top + d * t) // cl + 1 for t in ends]     # last line + 1 per unit
-                first = (a + d * starts[0]) // cl if prev[k] is None else prev[k] + 1
-                prev[k] = stops[-1] - 1
-                begins = [first] + stops[:-1]
-                if sign > 0:
-                    cols.append(list(map(range, begins, stops)))
-                else:
-                    cols.append(list(map(range, [-b for b in begins], [-s for s in stops],
-                                         [-1] * nunits)))
-            else:
-                lows = [(a + d * t) // cl for t in ends]            # lowest line per unit
-                first = (a + ext + d * starts[0]) // cl if prev[k] is None else prev[k] - 1
-                prev[k] = lows[-1]
-                highs = [first] + [x - 1 for x in lows[:-1]]
-                if sign > 0:
-                    cols.append(list(map(range, highs, [x - 1 for x in lows], [-1] * nunits)))
-                else:
-                    cols.append(list(map(range, [-h for h in highs], [1 - x for x in lows])))
-        if outer and row_end:
-            empty = [()] * (nunits - 1)
-            for is_write, a, ext, _, _ in outer:
-                lines = range(a // cl, (a + ext) // cl + 1)
-                if is_write:
-                    write_cols.append(empty + [[-x for x in lines]])
-                else:
-                    read_cols.append(empty + [lines])
-        return list(chain.from_iterable(chain.from_iterable(zip(*read_cols, *write_cols))))
+        return line_chunks(self, max_units, lines)
 
 
 @dataclass(frozen=True)
@@ -421,8 +376,8 @@ class ReuseSpan:
     sweep_lines: int
 
 
-def reuse_span(kernel, cl_size: int,
-               layout: Mapping[str, ArrayLayout] | None = None) -> ReuseSpan | None:
+def reuse_span(kernel, cl_size: int, layout: Mapping[str, ArrayLayout] | None = None,
+               streams: tuple[Stream, ...] | None = None) -> ReuseSpan | None:
     """Bound how long a cache line stays in use, for walks that move monotonically.
 
     Applies when the loop nest is rectangular (constant bounds) and, for every
@@ -439,7 +394,8 @@ def reuse_span(kernel, cl_size: int,
     ``a[3][..]`` of a 4D array) are bounded separately. Returns ``None`` when
     the conditions do not hold (triangular nests, several coefficient vectors
     per array, accesses outside the innermost loop, non-monotone walks such
-    as column sweeps or ``x[j]`` under an inner ``i``).
+    as column sweeps or ``x[j]`` under an inner ``i``). ``layout``/``streams``: those of
+    a :class:`UnitGenerator` for this kernel, if at hand.
     """
     binds = _bind_map(kernel)
     loops = kernel.loops
@@ -458,7 +414,8 @@ def reuse_span(kernel, cl_size: int,
         trips.append(count)
         steps.append(lp.step)
     layout = dict(layout) if layout is not None else layout_arrays(kernel)
-    streams = build_streams(kernel, layout, cl_size)
+    if streams is None:
+        streams = build_streams(kernel, layout, cl_size)
     by_array: dict[str, list[Stream]] = {}
     for st in streams:
         by_array.setdefault(st.array, []).append(st)

@@ -24,8 +24,8 @@ Two engines with identical semantics
   compiled once per hierarchy and cached. ``tests/test_cache_sim.py`` checks
   that both engines give identical counters and identical cache contents
   (LRU order included) on random traces over several hierarchies. The SIM
-  predictor uses the fast engine; it is what makes 3D stencils at N=500
-  simulate in about a second (see ``benchmarks/bench_cache_sim.py``).
+  predictor uses the fast engine (with set sampling, :mod:`kerncraft.cache.sim_sampling`,
+  3D stencils at N=500 take about 0.2 s: ``benchmarks/bench_sim_speed.py``).
 
 Semantics (honouring the Kerncraft machine-file keys)
 -----------------------------------------------------
@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 from itertools import chain, compress
 from typing import Iterable, Mapping, Sequence
 
-from kerncraft.cache.sim_levels import LevelSpec
+from kerncraft.cache.sim_levels import LevelSpec, level_specs_from_machine
 from kerncraft.errors import KerncraftError
 
 MEMORY = "MEM"
@@ -89,6 +89,17 @@ class LevelStats:
     load_sources: Mapping[str, int] = field(default_factory=dict)
     store_targets: Mapping[str, int] = field(default_factory=dict)
     owed: int = 0              # lines that will still be written below (see ``owed_lines``)
+
+    def __add__(self, other: "LevelStats") -> "LevelStats":
+        """Counts of two disjoint sets of cache sets together (set sampling)."""
+        def total(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
+            return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
+        return LevelStats(self.name, self.hits + other.hits, self.misses + other.misses,
+                          self.loads + other.loads, self.stores + other.stores,
+                          self.evictions + other.evictions,
+                          total(self.load_sources, other.load_sources),
+                          total(self.store_targets, other.store_targets),
+                          self.owed + other.owed)
 
     def __sub__(self, other: "LevelStats") -> "LevelStats":
         def diff(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:

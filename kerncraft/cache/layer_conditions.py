@@ -29,9 +29,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 
-from kerncraft.cache.lc_hierarchy import (DEFAULT_FILL_FACTOR, LevelCapacity, RegimeRates,
-                                          hierarchy_traffic, level_capacities)
+from kerncraft.cache.lc_hierarchy import DEFAULT_FILL_FACTOR, LevelCapacity, level_capacities
+from kerncraft.cache.lc_point import (LCPoint, PlainCode, PlainCondition, PlainGroup, PlainLadder,
+                                      PlainPoint, PlainRegime, PlainStreams)
 from kerncraft.cache.lc_streams import StreamAnalysis, Vector, analyze_streams
+from kerncraft.cache.nontemporal import without_streamed_stores
 from kerncraft.cache.traffic import TrafficResult, iterations_per_cacheline
 from kerncraft.errors import DefineError, KerncraftError
 
@@ -86,26 +88,6 @@ class LayerCondition:
     inequality_text: str = ""
     threshold_text: str = ""
     footprint_text: str = ""
-
-
-@dataclass(frozen=True)
-class LCPoint:
-    """Everything the LC predictor knows about one -D point."""
-
-    bindings: Mapping[str, int]
-    footprints: tuple[float, ...]              # per regime, bytes (regime 0: 0)
-    holding: Mapping[str, int]                  # level -> index of the condition that holds
-    traffic: TrafficResult
-    rates: tuple[tuple[float, float, float], ...] = ()  # per regime: read/write misses, dirty
-    # (lines per innermost iteration, before write-allocate and hierarchy rules)
-
-    def condition_values(self, level: "LevelCapacity", index: int,
-                         unit_of_work: int) -> tuple[float, float, float]:
-        """Misses, stores, evictions (lines per unit of work) of one condition."""
-        rm, wm, dr = self.rates[index]
-        misses = unit_of_work * (rm + (wm if level.write_allocate else 0.0))
-        stores = unit_of_work * dr
-        return misses, stores, (misses if level.role == "victim-owner" else stores)
 
 
 def _sym_rate(x: sympy.Expr) -> sympy.Expr:
@@ -212,6 +194,11 @@ class LayerConditionAnalysis:
     unit_of_work: int
     _compiled: Callable = field(repr=False, compare=False, default=None)
     _aux: Mapping[str, slice] = field(repr=False, compare=False, default_factory=dict)
+    # arrays whose innermost-loop stores bypass the caches (cache/nontemporal.py); the
+    # conditions above are those of the kernel without these stores
+    nontemporal: tuple[str, ...] = ()
+    # the same ladder as plain data: every point is evaluated through it (cache/lc_point.py)
+    plain: PlainLadder | None = field(repr=False, compare=False, default=None)
 
     @property
     def constant_names(self) -> tuple[str, ...]:
@@ -226,16 +213,7 @@ class LayerConditionAnalysis:
 
     def numeric(self, bindings: Mapping[str, int]) -> list[float]:
         """All compiled expressions at one point (footprints, rates, flag inputs)."""
-        args = []
-        for name in self.constant_names:
-            if name not in bindings:
-                raise DefineError(f"constant '{name}' has no value; pass -D {name} VALUE")
-            args.append(bindings[name])
-        try:
-            return [float(v) for v in self._compiled(*args)]
-        except (ZeroDivisionError, OverflowError, ValueError) as exc:
-            raise DefineError(f"layer conditions cannot be evaluated at "
-                              f"{dict(bindings)}: {exc}") from exc
+        return self.plain.numeric(bindings)
 
     def evaluate(self, bindings: Mapping[str, int] | None = None,
                  notes: bool = True) -> TrafficResult:
@@ -247,32 +225,12 @@ class LayerConditionAnalysis:
     def evaluate_point(self, bindings: Mapping[str, int] | None = None,
                        notes: bool = True) -> LCPoint:
         """Like :meth:`evaluate`, plus footprints and the holding condition per level."""
-        from kerncraft.cache.lc_flags import point_notes
-
-        bindings = dict(bindings or {})
-        vals = self.numeric(bindings)
-        nreg = len(self.regimes)
-        foot = [0.0] + vals[self._aux["footprints"]]
-        rm, wm, dr = (vals[self._aux[k]] for k in ("read", "write", "dirty"))
-        holding: dict[str, int] = {}
-        rates: list[RegimeRates] = []
-        floor = 0
-        for cap in self.capacities:
-            r = max((i for i in range(nreg) if foot[i] <= self.limit(cap, i)), default=0)
-            r = max(r, floor)
-            floor = r
-            holding[cap.name] = r
-            u = self.unit_of_work
-            rates.append(RegimeRates(u * rm[r], u * wm[r], u * dr[r]))
-        levels = hierarchy_traffic(self.capacities, rates, self.machine.cacheline_size)
-        text = point_notes(self, vals, self._aux, foot, holding) if notes else ()
-        traffic = TrafficResult(self.unit_of_work, self.machine.cacheline_size, levels, "LC",
-                                tuple(text))
-        return LCPoint(bindings, tuple(foot), holding, traffic, tuple(zip(rm, wm, dr)))
+        return self.plain.evaluate_point(bindings or {}, notes)
 
 
 def _compile(kernel, streams: StreamAnalysis, regimes: Sequence[Regime],
-             symbols: Sequence[sympy.Symbol]) -> tuple[Callable, dict[str, slice]]:
+             symbols: Sequence[sympy.Symbol], nontemporal_rate: sympy.Expr = sympy.Integer(0)
+             ) -> tuple[Callable, dict[str, slice]]:
     """One ``lambdify``-ed function returning every number a point needs."""
     from kerncraft.cache.lc_flags import flag_expressions
 
@@ -290,8 +248,34 @@ def _compile(kernel, streams: StreamAnalysis, regimes: Sequence[Regime],
     add("thresholds", [r.threshold for r in regimes[1:]])
     for key, items in flag_expressions(streams, kernel).items():
         add(key, items)
-    fn = sympy.lambdify(list(symbols), [sympy.sympify(e) for e in exprs] or [0], modules="math")
-    return fn, aux
+    add("nontemporal", [nontemporal_rate])
+    return CompiledExpressions(tuple(symbols), tuple(sympy.sympify(e) for e in exprs)), aux
+
+
+class CompiledExpressions:
+    """The expressions of a point as one ``lambdify``-ed function. Picklable (a result
+    sent from a sweep's worker): the expressions travel, the function is made again
+    where it is first called."""
+
+    def __init__(self, symbols: tuple[sympy.Symbol, ...], exprs: tuple[sympy.Expr, ...]):
+        self.symbols, self.exprs = symbols, exprs or (sympy.Integer(0),)
+        self._function: Callable | None = None
+
+    def __call__(self, *args: float) -> list:
+        if self._function is None:
+            self._function = sympy.lambdify(list(self.symbols), list(self.exprs),
+                                            modules="math")
+        return self._function(*args)
+
+    def __getstate__(self) -> dict:
+        return {"symbols": self.symbols, "exprs": self.exprs, "_function": None}
+
+    def plain_code(self) -> PlainCode | None:
+        """The function as Python source over ``math`` (cache/lc_point.py), or None."""
+        if self._function is None:
+            self._function = sympy.lambdify(list(self.symbols), list(self.exprs),
+                                            modules="math")
+        return PlainCode.of(self._function)
 
 
 def _level_conditions(cap: LevelCapacity, regimes: Sequence[Regime], streams: StreamAnalysis,
@@ -338,18 +322,52 @@ class _SymbolicCore:
     evaluator: Callable
     aux: dict
     memo: dict = field(default_factory=dict, compare=False, repr=False)
+    nontemporal: tuple[str, ...] = ()
+    plain: dict = field(default_factory=dict, compare=False, repr=False)
 
 
-def _symbolic_core(kernel, cl: int, repeated: bool) -> _SymbolicCore:
+def _symbolic_core(kernel, cl: int, repeated: bool,
+                   nontemporal: tuple[str, ...] = ()) -> _SymbolicCore:
     if not kernel.loops:
         raise KerncraftError("layer conditions need at least one loop in the kernel")
+    unit = iterations_per_cacheline(kernel, cl)    # of the whole kernel, streamed stores too
+    kernel, rate = without_streamed_stores(kernel, nontemporal, cl)
     streams = analyze_streams(kernel, cl, repeated)
     regimes = tuple(build_regimes(streams))
     symbols = tuple(c.symbol for c in kernel.unbound_constants())
     texts = tuple((str(r.threshold), str(r.footprint)) for r in regimes)
-    fn, aux = _compile(kernel, streams, regimes, symbols)
-    return _SymbolicCore(kernel, streams, regimes, symbols, iterations_per_cacheline(kernel, cl),
-                         texts, fn, aux)
+    fn, aux = _compile(kernel, streams, regimes, symbols, rate)
+    return _SymbolicCore(kernel, streams, regimes, symbols, unit, texts, fn, aux,
+                         nontemporal=nontemporal, plain=_plain_parts(kernel, streams, regimes))
+
+
+def _plain_parts(kernel, streams: StreamAnalysis, regimes: Sequence[Regime]) -> dict:
+    """The fields of a :class:`PlainLadder` that do not depend on the machine."""
+    from kerncraft.cache.addresses import PAGE_SIZE, STAGGER
+    from kerncraft.cache.lc_flags import array_bytes_expressions
+
+    plain_streams = PlainStreams(
+        tuple(lp.index for lp in streams.loops), streams.cacheline_size,
+        tuple(PlainGroup(g.kind, bool(g.sparse), g.array) for g in streams.groups),
+        tuple(PlainPoint(p.group, p.label) for p in streams.points), tuple(streams.notes))
+    return {"regimes": tuple(PlainRegime(None if r.window is None else streams.describe(r.window),
+                                         r.hits, r.misses, streams.is_whole_sweep(r.window))
+                             for r in regimes),
+            "streams": plain_streams, "layout": (PAGE_SIZE, STAGGER),
+            "array_names": tuple(name for name, _ in array_bytes_expressions(kernel))}
+
+
+def _plain_ladder(core: _SymbolicCore, machine, caps, conditions) -> PlainLadder:
+    code = core.plain.get("code")
+    if code is None:    # the generated source, or the symbolic function if it has none
+        code = core.plain["code"] = core.evaluator.plain_code() or core.evaluator
+    return PlainLadder(
+        tuple(s.name for s in core.symbols), code, core.aux, core.unit_of_work,
+        int(machine.cacheline_size), tuple(caps), core.plain["regimes"],
+        {level: tuple(PlainCondition(c.window, c.threshold_text) for c in ladder)
+         for level, ladder in conditions.items()},
+        core.plain["streams"], core.plain["array_names"], core.plain["layout"],
+        core.nontemporal)
 
 
 def _analysis(core: _SymbolicCore, machine, cores: int,
@@ -360,20 +378,24 @@ def _analysis(core: _SymbolicCore, machine, cores: int,
                   for cap in caps}
     return LayerConditionAnalysis(core.kernel, machine, cores, caps, core.streams,
                                   core.regimes, conditions, core.symbols,
-                                  core.unit_of_work, core.evaluator, core.aux)
+                                  core.unit_of_work, core.evaluator, core.aux, core.nontemporal,
+                                  _plain_ladder(core, machine, caps, conditions))
 
 
 def lc_analysis(kernel, machine, cores: int = 1,
                 fill: float | Mapping[str, float] | None = None,
-                repeated: bool = True) -> LayerConditionAnalysis:
+                repeated: bool = True, nontemporal: Sequence[str] = ()
+                ) -> LayerConditionAnalysis:
     """Symbolic layer-condition analysis of ``kernel`` (bound, unbound or partly bound).
 
     ``fill`` is the share of each cache a condition may fill (a number for all
     levels or a per-level mapping; default :data:`DEFAULT_FILL_FACTOR`).
     ``repeated`` adds the top condition "the whole working set fits" for a
     kernel that is called repeatedly (see :func:`analyze_streams`).
+    ``nontemporal`` names the arrays whose stores bypass the caches
+    (:mod:`kerncraft.cache.nontemporal`).
     """
-    core = _symbolic_core(kernel, int(machine.cacheline_size), repeated)
+    core = _symbolic_core(kernel, int(machine.cacheline_size), repeated, tuple(nontemporal))
     return _analysis(core, machine, cores, fill)
 
 
@@ -391,7 +413,8 @@ def _remember(cache: dict, key: tuple, value):
 
 def cached_lc_analysis(kernel, machine, cores: int = 1,
                        fill: float | Mapping[str, float] | None = None,
-                       repeated: bool = True) -> LayerConditionAnalysis:
+                       repeated: bool = True, nontemporal: Sequence[str] = ()
+                       ) -> LayerConditionAnalysis:
     """:func:`lc_analysis` of ``kernel``'s *unbound* form, cached across -D points.
 
     A bound kernel no longer carries its constants as symbols, so its source
@@ -404,15 +427,17 @@ def cached_lc_analysis(kernel, machine, cores: int = 1,
     """
     fill_key = tuple(sorted(fill.items())) if isinstance(fill, Mapping) else fill
     cl = int(machine.cacheline_size)
-    core_key = (kernel.source, kernel.filename, len(kernel.accesses), cl, repeated)
+    nontemporal = tuple(nontemporal)
+    core_key = (kernel.source, kernel.filename, len(kernel.accesses), cl, repeated, nontemporal)
     key = core_key + (id(machine), cores, fill_key)
     if not kernel.source:
-        return lc_analysis(kernel, machine, cores, fill, repeated)
+        return lc_analysis(kernel, machine, cores, fill, repeated, nontemporal)
     if key in _CACHE:
         return _CACHE[key]
     core = _CORES.get(core_key)
     if core is None:
-        core = _remember(_CORES, core_key, _symbolic_core(_unbound_form(kernel), cl, repeated))
+        core = _remember(_CORES, core_key, _symbolic_core(_unbound_form(kernel), cl, repeated,
+                                                          nontemporal))
     return _remember(_CACHE, key, _analysis(core, machine, cores, fill))
 
 
@@ -433,16 +458,18 @@ def _unbound_form(kernel):
 
 def predict_traffic_lc(kernel, machine, cores: int = 1,
                        fill: float | Mapping[str, float] | None = None,
-                       repeated: bool = True, notes: bool = True) -> TrafficResult:
+                       repeated: bool = True, notes: bool = True,
+                       nontemporal: Sequence[str] = ()) -> TrafficResult:
     """Traffic of a *bound* kernel (the symbolic analysis is cached per source).
 
     Sweeps (ECM, Roofline over a -D range) call this once per point; the
     analysis of the kernel's unbound form is reused (:func:`cached_lc_analysis`).
+    ``nontemporal``: arrays whose stores bypass the caches (cache/nontemporal.py).
     """
     unbound = kernel.unbound_constants()
     if unbound:
         raise DefineError(f"constant '{unbound[0].name}' has no value; "
                           f"pass -D {unbound[0].name} VALUE")
-    analysis = cached_lc_analysis(kernel, machine, cores, fill, repeated)
+    analysis = cached_lc_analysis(kernel, machine, cores, fill, repeated, nontemporal)
     return analysis.evaluate({name: kernel.bindings[name] for name in analysis.constant_names},
                              notes)

@@ -21,12 +21,14 @@ reuse windows questionable.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Protocol, Sequence
-
-import sympy
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from kerncraft.cache.lc_hierarchy import LevelCapacity
-from kerncraft.cache.lc_streams import StreamAnalysis, Vector
+
+if TYPE_CHECKING:   # the notes of a point need neither sympy nor the stream analysis
+    import sympy
+
+    from kerncraft.cache.lc_streams import StreamAnalysis, Vector
 
 NEAR_THRESHOLD = 0.20
 """Relative distance of a footprint to the usable size that triggers a note."""
@@ -37,6 +39,8 @@ SHORT_ROW_LINES = 16
 
 def flag_expressions(streams: StreamAnalysis, kernel) -> dict[str, list[sympy.Expr]]:
     """Expressions the notes need per point (compiled together with the rates)."""
+    import sympy
+
     n = len(streams.loops)
     strides, pitches = [], []
     for g in streams.groups:
@@ -81,7 +85,11 @@ class ConditionLadder(Protocol):
     calls :func:`point_notes` for every point, so this one does not import it."""
 
     @property
-    def kernel(self) -> Any: ...
+    def array_names(self) -> Sequence[str]:
+        """The non-scalar arrays in declaration order (:func:`array_bytes_expressions`)."""
+    @property
+    def layout(self) -> tuple[int, int]:
+        """(page size, stagger) of :func:`kerncraft.cache.addresses.layout_arrays`."""
     @property
     def capacities(self) -> Sequence[LevelCapacity]: ...
     @property
@@ -293,11 +301,9 @@ def _array_bases(analysis, array_sizes, stagger: bool) -> dict[str, float]:
     With ``stagger`` array ``k`` is shifted by ``k * STAGGER`` bytes as in
     :func:`kerncraft.cache.addresses.layout_arrays`.
     """
-    from kerncraft.cache.addresses import PAGE_SIZE, STAGGER
-
+    PAGE_SIZE, STAGGER = analysis.layout    # noqa: N806 (the constants of addresses.py)
     bases, cursor = {}, 0
-    for k, ((name, _), nbytes) in enumerate(zip(array_bytes_expressions(analysis.kernel),
-                                                array_sizes)):
+    for k, (name, nbytes) in enumerate(zip(analysis.array_names, array_sizes)):
         start = -(-cursor // PAGE_SIZE) * PAGE_SIZE + ((k * STAGGER) % PAGE_SIZE if stagger else 0)
         bases[name] = float(start)
         cursor = start + int(nbytes) + PAGE_SIZE

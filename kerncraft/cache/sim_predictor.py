@@ -7,8 +7,9 @@ Procedure
    get the share of ``cores`` cores).
 2. Walk the kernel from the middle of its iteration space
    (:class:`kerncraft.cache.addresses.UnitGenerator`), a chunk of units of
-   work at a time (:meth:`~kerncraft.cache.addresses.UnitGenerator.chunks`,
-   fed to the generated fast engine :meth:`CacheSimulator.feed`).
+   work at a time (:func:`kerncraft.cache.line_chunks.line_chunks`: repeated
+   rows are moved copies of a template), fed to the generated fast engine
+   :meth:`CacheSimulator.feed`.
 3. **Warm-up** (:func:`_warm_up`) until the cache state is the steady state,
    see below.
 4. **Measurement window**: snapshot the counters, continue until the window
@@ -24,6 +25,26 @@ Procedure
    the window is charged with the write-backs it caused (:func:`_settle`), so
    e.g. a copy gives exactly 1.0 dirty line per unit at every level, whether
    or not the lower levels are full yet.
+
+Set sampling
+------------
+Long simulations of dense streams run steps 2-5 for a few classes of cache
+sets only (:mod:`kerncraft.cache.sim_sampling`): each class is simulated
+exactly, the first one decides the warm-up and window (in chunks) and the
+others replay them, and classes are added until their estimates agree
+(standard error 0.2 %); the counts of the classes simulated are summed and
+divided by their share of the units of work. A note says which share of the
+sets was simulated. In a warm-up with sampling, a level counts as filled when
+the class's sets are, checked as often as a full run would check.
+
+Sharing
+-------
+The unit generator and the row templates of the last kernel are kept
+(:func:`_access_stream`), so ECM's simulations of one kernel for several core
+counts build them once; the engine is compiled once per hierarchy
+(:func:`kerncraft.cache.cache_sim_engine.make_engine`) and the symbolic index
+analysis once per index expression (:mod:`kerncraft.cache.addresses`), which
+a ``-D`` sweep reuses.
 
 Warm-up rule
 ------------
@@ -81,78 +102,103 @@ capacity" rule; a 1D stream beyond the caches needs only to fill L1 and L2.
 L1 ``hits`` count repeated *line* touches after the address generator has
 collapsed element accesses into lines (see :mod:`kerncraft.cache.addresses`),
 not load/store instructions; all other figures are unaffected by that.
+
+Non-temporal stores (``nontemporal``) never reach the simulated caches: they are
+taken out of the access stream and counted through write-combining buffers
+(:class:`kerncraft.cache.nontemporal.WriteCombining`), in the window only.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
+from dataclasses import dataclass
 from typing import Sequence
 
 from kerncraft.cache.addresses import UnitGenerator, reuse_span
+from kerncraft.cache.line_chunks import Coverage, LineClass, RowTemplates, line_chunks
 from kerncraft.cache.cache_sim import MEMORY, CacheSimulator, LevelStats
 from kerncraft.cache.sim_levels import LevelSpec, level_specs_from_machine
-from kerncraft.cache.traffic import LevelTraffic, TrafficResult, iterations_per_cacheline
+from kerncraft.cache.sim_sampling import line_classes, precise_enough, sampling_modulus
+from kerncraft.cache.traffic import (LevelTraffic, NontemporalStores, TrafficResult,
+                                     iterations_per_cacheline)
 
 CHUNK_UNITS = 128        # units of work per engine call (stop granularity)
+COVERAGE_TOLERANCE = 0.005   # sampled accesses / their share vs all accesses (window)
 
 
-def _warm_up(sim: CacheSimulator, chunks, span: int | None,
-             fallback_lines: int) -> tuple[int, str]:
-    """Feed chunks until the steady state (module doc, rules A-D).
+def _warm_up(sim: CacheSimulator, chunks, span: int | None, fallback_lines: int,
+             lines: LineClass | None = None) -> tuple[int, str, int]:
+    """Feed chunks until the steady state (module doc, rules A-D); with set sampling
+    only the sets of the class of ``lines`` simulated must fill.
 
-    Returns the iterations simulated and which rule ended the warm-up.
+    Returns the iterations simulated, which rule ended the warm-up and the chunks fed.
     """
     nlevels = len(sim.levels)
     stage = 0                                   # levels [0, stage) are settled
-    pending = sim.unfilled_sets(0)
+    pending = sim.unfilled_sets(0, _class_sets(sim.specs[0], lines))
+    scale = 1 if lines is None else lines.modulus // len(lines.residues)
     countdown = 0                               # chunks until the next fill check
     settled_at = 0 if nlevels == 1 else None    # iterations when stage reached n-1
     touched: set[int] = set()
     update = touched.update
     feed = sim.feed
-    iterations = ends = 0
+    iterations = ends = fed = 0
     for seq, its, sweep_end in chunks:
         feed(seq)
         update(map(abs, seq))
         iterations += its
         ends += sweep_end
+        fed += 1
         countdown -= 1
         while stage < nlevels and countdown <= 0:
             pending = sim.unfilled_sets(stage, pending)
             if pending:
                 # a check costs one look per pending set: amortize to <= 64 per chunk
-                countdown = len(pending) // 64
+                # (counted in all sets, so that sampling checks as often as a full run)
+                countdown = len(pending) * scale // 64
                 break
             stage += 1
             if stage < nlevels:
                 sim.clear_level(stage)
                 ends = 0
-                pending = sim.unfilled_sets(stage)
-                countdown = len(pending) // 64
+                pending = sim.unfilled_sets(stage, _class_sets(sim.specs[stage], lines))
+                countdown = len(pending) * scale // 64
             if stage == nlevels - 1:
                 settled_at = iterations
         if stage == nlevels:
-            return iterations, "all levels filled"
+            return iterations, "all levels filled", fed
         if span is not None and settled_at is not None and iterations - settled_at >= span:
-            return iterations, f"levels above the last filled + reuse span {span} iterations"
+            return iterations, f"levels above the last filled + reuse span {span} iterations", fed
         if ends >= 2:
-            return iterations, "one full sweep since the last level was emptied"
+            return iterations, "one full sweep since the last level was emptied", fed
         if len(touched) >= fallback_lines:
-            return iterations, "distinct lines reached the fallback limit"
+            return iterations, "distinct lines reached the fallback limit", fed
     raise AssertionError("unit generator ended")   # pragma: no cover (endless)
 
 
-def _measure(sim: CacheSimulator, chunks, window_lines: int, min_iterations: int) -> int:
-    """Feed the measurement window (module doc, step 4); return its iterations."""
+def _class_sets(spec: LevelSpec, lines: LineClass | None) -> list[int] | range:
+    """The sets of a level that the class ``lines`` reaches (all if None)."""
+    if lines is None:
+        return range(spec.sets)
+    residues = sorted(lines.residues)
+    return [base + r for base in range(0, spec.sets, lines.modulus) for r in residues]
+
+
+def _measure(sim: CacheSimulator, chunks, window_lines: int,
+             min_iterations: int) -> tuple[int, int]:
+    """Feed the measurement window (module doc, step 4); return its iterations and chunks."""
     touched: set[int] = set()
     update = touched.update
     feed = sim.feed
-    iterations = 0
+    iterations = fed = 0
     for seq, its, sweep_end in chunks:
         feed(seq)
         update(map(abs, seq))
         iterations += its
+        fed += 1
         if iterations >= min_iterations and (sweep_end or len(touched) >= window_lines):
-            return iterations
+            return iterations, fed
     raise AssertionError("unit generator ended")   # pragma: no cover (endless)
 
 
@@ -194,7 +240,7 @@ def predict_traffic_sim(kernel, machine, cores: int = 1, **options) -> TrafficRe
 
     ``cores`` selects the share of shared caches (see
     :mod:`kerncraft.cache.cache_sim`); ``options`` are those of
-    :func:`simulate_traffic`.
+    :func:`simulate_traffic` (``nontemporal``: arrays whose stores bypass the caches).
     """
     result = simulate_traffic(kernel, level_specs_from_machine(machine, cores), **options)
     notes = [f"shared caches split for {cores} core(s) as the machine file implies"]
@@ -204,9 +250,125 @@ def predict_traffic_sim(kernel, machine, cores: int = 1, **options) -> TrafficRe
     return dataclasses.replace(result, notes=tuple(notes) + result.notes)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What every simulation pass of one prediction shares."""
+
+    templates: RowTemplates    # rows of the access stream, shared by all passes
+    nontemporal: tuple[str, ...]
+    fallback_lines: int        # rule D, in distinct lines of all sets
+    window_lines: int          # in distinct lines of all sets
+    min_iterations: int
+    span: int | None
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Counts of one simulation pass (before dividing by the units of work)."""
+
+    levels: tuple[LevelStats, ...]     # window differences, write-backs settled
+    warm_iterations: int
+    rule: str
+    iterations: int
+    streamed_lines: int                # non-temporal lines written in the window
+    coverage: float                    # kept / share / all accesses in the window
+    bounds: tuple[int, int]            # chunks of the warm-up and of the window
+
+
+def _replay(sim: CacheSimulator, chunks, count: int) -> int:
+    """Feed ``count`` chunks; return their iterations."""
+    iterations = 0
+    for _ in range(count):
+        seq, its, _ = next(chunks)
+        sim.feed(seq)
+        iterations += its
+    return iterations
+
+
+def _simulate(gen: UnitGenerator, levels: Sequence[LevelSpec], plan: _Plan,
+              lines: LineClass | None = None, bounds: tuple[int, int] | None = None) -> _Run:
+    """Warm up and measure (module doc, steps 1-5) the sets of one class of ``lines`` (all
+    sets if None); ``bounds``: the warm-up and window of an earlier class, in chunks."""
+    sim = CacheSimulator(levels)
+    coverage = Coverage()
+    chunks = line_chunks(gen, CHUNK_UNITS, lines, plan.templates, coverage)
+    share = 1.0 if lines is None else len(lines.residues) / lines.modulus
+    combining = None
+    if plan.nontemporal:
+        from kerncraft.cache.nontemporal import WriteCombining
+
+        combining = WriteCombining.for_arrays(gen.layout, plan.nontemporal, gen.cl)
+        chunks = combining.filter(chunks)
+    if bounds is None:
+        warm_iterations, rule, warm_chunks = _warm_up(
+            sim, chunks, plan.span, int(plan.fallback_lines * share), lines)
+    else:
+        warm_chunks, rule = bounds[0], "as the first class of sets"
+        warm_iterations = _replay(sim, chunks, warm_chunks)
+    before = sim.stats()
+    if combining is not None:
+        combining.counting = True
+    total, kept = coverage.total, coverage.kept
+    if bounds is None:
+        iterations, window_chunks = _measure(sim, chunks, max(1, int(plan.window_lines * share)),
+                                             plan.min_iterations)
+    else:
+        window_chunks = bounds[1]
+        iterations = _replay(sim, chunks, window_chunks)
+    after = sim.stats()
+    total, kept = coverage.total - total, coverage.kept - kept
+    return _Run(tuple(_settle(after[s.name] - before[s.name], s) for s in sim.specs),
+                warm_iterations, rule, iterations,
+                0 if combining is None else combining.lines,
+                kept / share / total if total else 1.0, (warm_chunks, window_chunks))
+
+
+def _sampled(gen: UnitGenerator, levels: Sequence[LevelSpec], plan: _Plan, modulus: int,
+             per_unit: int) -> tuple[_Run, float]:
+    """Simulate classes of sets until their estimates agree (:mod:`sim_sampling`); return
+    the summed run and the share of all sets it simulated."""
+    runs: list[_Run] = []
+    estimates: list[list[float]] = []
+    classes = line_classes(modulus)
+    for lines in classes:
+        run = _simulate(gen, levels, plan, lines, runs[0].bounds if runs else None)
+        if not runs and abs(run.coverage - 1.0) > COVERAGE_TOLERANCE:
+            return _simulate(gen, levels, plan), 1.0      # lines not uniform over sets
+        runs.append(run)
+        work = run.iterations / per_unit / len(classes)
+        estimates.append([getattr(st, q) / work for st in run.levels for q in ("loads", "stores")]
+                         + [run.streamed_lines / work])
+        if precise_enough(estimates, len(classes)):
+            break
+    first = runs[0]
+    summed = tuple(functools.reduce(operator.add, per_level) for per_level in
+                   zip(*(r.levels for r in runs)))
+    return dataclasses.replace(first, levels=summed,
+                               streamed_lines=sum(r.streamed_lines for r in runs)), \
+        len(runs) / len(classes)
+
+
+_RECENT: list[tuple] = []      # [(kernel, cl, per_unit, start, generator, templates)]
+
+
+def _access_stream(kernel, cl: int, per_unit: int, start: float
+                   ) -> tuple[UnitGenerator, RowTemplates]:
+    """The kernel's unit generator and row templates; the last kernel's are kept, so
+    that the simulations of one kernel for several core counts (ECM's scaling table:
+    only the shares of the shared caches differ) build them once."""
+    for entry in _RECENT:
+        if entry[0] is kernel and entry[1:4] == (cl, per_unit, start):
+            return entry[4], entry[5]
+    gen = UnitGenerator(kernel, cl, per_unit, start=start)
+    _RECENT[:] = [(kernel, cl, per_unit, start, gen, RowTemplates(cl, per_unit))]
+    return gen, _RECENT[0][5]
+
+
 def simulate_traffic(kernel, levels: Sequence[LevelSpec], *, warmup_factor: float = 2.0,
                      window_factor: float = 1.0, max_window_lines: int = 1 << 16,
-                     min_window_units: int = 64, start: float = 0.5) -> TrafficResult:
+                     min_window_units: int = 64, start: float = 0.5,
+                     nontemporal: Sequence[str] = (), sample: int | None = None
+                     ) -> TrafficResult:
     """Simulate a *bound* kernel on an explicit hierarchy (L1 first).
 
     ``warmup_factor`` sizes the fallback warm-up (rule D of the module doc) and
@@ -215,32 +377,44 @@ def simulate_traffic(kernel, levels: Sequence[LevelSpec], *, warmup_factor: floa
     default: a bigger window only averages more of the same steady state),
     ``min_window_units`` is the least number of units measured, ``start`` the
     fraction of the outermost loop's range where the walk begins (see module
-    doc).
+    doc); the innermost-loop stores to the arrays ``nontemporal`` names bypass the
+    caches (module doc); ``sample``: the modulus of set sampling
+    (:mod:`kerncraft.cache.sim_sampling`; ``None`` chooses, 1 simulates every set).
     """
-    sim = CacheSimulator(levels)
-    cl = sim.cl_size
+    levels = tuple(levels)
+    cl = levels[0].cl_size
     per_unit = iterations_per_cacheline(kernel, cl)
-    gen = UnitGenerator(kernel, cl, per_unit, start=start)
-    chunks = gen.chunks(CHUNK_UNITS)
-    capacity = sim.total_lines
-    bound = reuse_span(kernel, cl, gen.layout)
-    span = bound.span if bound is not None and bound.sweep_lines >= 2 * capacity else None
-    warm_iterations, rule = _warm_up(sim, chunks, span, int(warmup_factor * capacity))
-    before = sim.stats()
-    window_lines = max(1, min(int(window_factor * capacity), max_window_lines))
-    iterations = _measure(sim, chunks, window_lines, min_window_units * per_unit)
-    after = sim.stats()
-    work = iterations / per_unit
-    result_levels = tuple(_level_traffic(_settle(after[s.name] - before[s.name], s), work, cl)
-                          for s in sim.specs)
-    sizes = ", ".join(f"{s.name} {s.size / 1024:g} KiB" for s in sim.specs)
+    gen, templates = _access_stream(kernel, cl, per_unit, start)
+    bound = reuse_span(kernel, cl, gen.layout, gen.streams)
+    capacity = sum(s.lines for s in levels)
+    plan = _Plan(templates, tuple(nontemporal), int(warmup_factor * capacity),
+                 max(1, min(int(window_factor * capacity), max_window_lines)),
+                 min_window_units * per_unit,
+                 bound.span if bound is not None and bound.sweep_lines >= 2 * capacity else None)
+    modulus = sampling_modulus(levels, gen) if sample is None else sample
+    run, share = _sampled(gen, levels, plan, modulus, per_unit) if modulus > 1 else \
+        (_simulate(gen, levels, plan), 1.0)
+    return _result(run, levels, per_unit, share, nontemporal)
+
+
+def _result(run: _Run, levels: Sequence[LevelSpec], per_unit: int, share: float,
+            nontemporal: Sequence[str]) -> TrafficResult:
+    cl = levels[0].cl_size
+    work = run.iterations / per_unit * share      # units of work of the sets simulated
+    streamed = NontemporalStores(tuple(nontemporal), run.streamed_lines / work) \
+        if nontemporal else None
+    result_levels = tuple(_level_traffic(stats, work, cl) for stats in run.levels)
+    sizes = ", ".join(f"{s.name} {s.size / 1024:g} KiB" for s in levels)
+    sampled = f", {share:.3g} of the sets simulated (set sampling)" if share < 1 else ""
     notes = (
-        f"simulated caches: {sizes}",
-        f"warm-up {warm_iterations} iterations ({rule}), window {iterations} iterations "
-        f"({work:g} units of {per_unit} iterations)",
+        f"simulated caches: {sizes}{sampled}",
+        f"warm-up {run.warm_iterations} iterations ({run.rule}), window {run.iterations} "
+        f"iterations ({run.iterations / per_unit:g} units of {per_unit} iterations)",
         "memory per unit: {:g} CL loaded, {:g} CL stored".format(
             *(sum(dict(getattr(lvl, attr)).get(MEMORY, 0.0) for lvl in result_levels)
+              + (streamed.lines if streamed is not None and attr == "store_targets" else 0.0)
               for attr in ("load_sources", "store_targets"))),
     )
     return TrafficResult(unit_of_work_iterations=per_unit, cacheline_size=cl,
-                         levels=result_levels, predictor="SIM", notes=notes)
+                         levels=result_levels, predictor="SIM", notes=notes,
+                         nontemporal=streamed)

@@ -56,9 +56,17 @@ whose bandwidth is the ``upstream throughput`` of that level in the machine
 file. Hence on Cascade Lake a line loaded from memory straight into L2 is
 charged to ``L3<->MEM`` only, an L3 hit to ``L2<->L3``, and every L2 victim to
 ``L2<->L3``.
+
+Non-temporal stores (:class:`NontemporalStores`)
+------------------------------------------------
+Stores marked non-temporal (``#pragma nontemporal``, ``--nontemporal-stores``, or
+detected in the compiled loop) bypass the hierarchy: the per-level figures above
+do not contain them (no write-allocate fill, no write-back), and their lines
+are charged once to the ``Llast<->MEM`` link as stores.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal, Mapping
 
@@ -152,6 +160,25 @@ class LevelTraffic:
 
 
 @dataclass(frozen=True)
+class NontemporalStores:
+    """Stores that go to memory directly: ``lines`` per unit of work, from ``arrays``.
+
+    ``reason`` says why they are non-temporal (set by the model that chose them:
+    the option, the kernel's pragma or the instruction found in the compiled loop).
+    """
+
+    arrays: tuple[str, ...]
+    lines: float
+    reason: str = ""
+
+    def describe(self) -> str:
+        why = f" ({self.reason})" if self.reason else ""
+        return (f"non-temporal stores{why}: {', '.join(self.arrays)}; {self.lines:g} CL per "
+                "unit of work written to memory directly (no write-allocate, no write-back "
+                "through the caches)")
+
+
+@dataclass(frozen=True)
 class TrafficResult:
     """Predicted traffic of all cache levels (L1 first), per unit of work.
 
@@ -165,6 +192,7 @@ class TrafficResult:
     levels: tuple[LevelTraffic, ...]
     predictor: Predictor
     notes: tuple[str, ...] = ()
+    nontemporal: NontemporalStores | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "levels", tuple(self.levels))
@@ -193,8 +221,17 @@ class TrafficResult:
             "cacheline_size": self.cacheline_size,
             "levels": [lvl.to_dict() for lvl in self.levels],
             "transfers": [t.to_dict() for t in transfer_volumes(self)],
-            "notes": list(self.notes),
+            # the text reports print the non-temporal line themselves, JSON has it here
+            "notes": list(self.notes) + ([self.nontemporal.describe()]
+                                         if self.nontemporal is not None else []),
         }
+
+    def with_nontemporal_reason(self, reason: str) -> "TrafficResult":
+        """The same traffic, its non-temporal stores (if any) labelled with ``reason``."""
+        if self.nontemporal is None:
+            return self
+        return dataclasses.replace(self, nontemporal=dataclasses.replace(self.nontemporal,
+                                                                         reason=reason))
 
 
 @dataclass(frozen=True)
@@ -254,6 +291,8 @@ def transfer_volumes(result: TrafficResult) -> tuple[LinkTransfer, ...]:
                     raise KerncraftError(
                         f"traffic of {lvl.level}: {flows} {other!r} is not a level below it")
                 target[other] += lines
+    if result.nontemporal is not None and MEMORY_LEVEL in stores:   # core -> memory
+        stores[MEMORY_LEVEL] += result.nontemporal.lines
     return tuple(LinkTransfer(upper=names[i], lower=names[i + 1],
                               loads=loads[names[i + 1]], stores=stores[names[i + 1]],
                               cacheline_size=result.cacheline_size)

@@ -7,6 +7,8 @@ sees ``argparse``).
 ``kerncraft-incore``        :mod:`kerncraft.cli.incore`
 ``kerncraft-machine``       :mod:`kerncraft.cli.machine`
 ``kerncraft-validate``      :mod:`kerncraft.cli.validate`
+``kerncraft-tile``          :mod:`kerncraft.cli.tile`
+``kerncraft cache``         :mod:`kerncraft.cli.cache`
 ==========================  ===============================
 
 ``python -m kerncraft.cli`` runs ``kerncraft``; ``python -m kerncraft.cli.incore``

@@ -1,6 +1,7 @@
 """``kerncraft-incore``: analyse a marked assembly loop against a port model.
 
-    kerncraft-incore --arch ARCH FILE.s [--json FILE|-] [--export-graph FILE.dot]
+    kerncraft-incore --arch ARCH FILE.s [--syntax auto|att|intel] [--json FILE|-]
+                     [--export-graph FILE.dot]
                      [--fixed] [--ignore-unknown] [--unroll N] [--simulate [--rows N]]
                      [--alignment BYTES|none] [--register-offset REG=BYTES ...]
                      [--register-value REG=ADDRESS ...]
@@ -64,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.s", help="assembly file with a marked loop "
                    "(OSACA/LLVM-MCA comment markers or IACA byte markers), else the innermost loop")
     p.add_argument("--arch", required=True, help="database name (e.g. SKX, CSX, SPR) or machine file")
+    p.add_argument("--syntax", choices=("auto", "att", "intel"), default="auto",
+                   help="x86 assembly syntax of FILE.s (default auto: a .intel_syntax/.att_syntax "
+                        "directive, else the operands decide; objdump -d output is recognised "
+                        "in either syntax)")
     p.add_argument("--json", metavar="FILE", help="write the result as JSON ('-' for stdout)")
     p.add_argument("--export-graph", metavar="FILE.dot", help="write the dependency graph (graphviz)")
     p.add_argument("--fixed", action="store_true",
@@ -189,7 +194,8 @@ def _analyse(args: argparse.Namespace, text: str) -> tuple[dict[str, str], InCor
     if args.plot:
         require_matplotlib()
     model = resolve_model(args.arch)
-    result = analyze_text(text, args.arch, filename=args.file, model=model, fixed=args.fixed,
+    result = analyze_text(text, args.arch, filename=args.file, model=model, syntax=args.syntax,
+                          fixed=args.fixed,
                           ignore_unknown=args.ignore_unknown, split_alignment=args.alignment,
                           register_values=dict(args.register_offset) or None,
                           register_addresses=dict(args.register_value) or None)

@@ -12,13 +12,17 @@ import sys
 from typing import Sequence
 
 from kerncraft import __version__
-from kerncraft.api import read_kernel_file
+from kerncraft.api import is_description_path, read_kernel_file
 from kerncraft.cli.plotting import (PointCollector, check_models, plot_path,
                                     require_matplotlib, write_pictures)
+from kerncraft.cli.common import positive_int, run_reporting_errors
+from kerncraft.cli.compat import (add_kerncraft_options, checked_points, file_outputs,
+                                  store_target)
 from kerncraft.cli.warm import warm_run
-from kerncraft.errors import KerncraftError, error_lines
+from kerncraft.errors import KerncraftError
 from kerncraft.options import UNITS, AnalysisOptions
 from kerncraft.runner.table import MODEL_ALIASES, MODELS, canonical_model
+from kerncraft.userfiles import display_name
 
 # Canonical model names (the aliases Kerncraft accepts: MODEL_ALIASES).
 PERFORMANCE_MODELS = tuple(MODELS)
@@ -35,16 +39,6 @@ def _model_name(value: str) -> str:
         raise argparse.ArgumentTypeError(exc.message)
 
 
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
-    return number
-
-
 def _asm_block(value: str) -> str | int:
     if value in ("auto", "manual"):
         return value
@@ -59,13 +53,13 @@ def _asm_block(value: str) -> str | int:
 
 
 def _pointer_increment(value: str) -> str | int:
-    if value in ("auto", "auto_with_manual_fallback"):
+    if value in ("auto", "auto_with_manual_fallback", "manual"):
         return value
     try:
         increment = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--pointer-increment takes auto, auto_with_manual_fallback or bytes, got {value!r}")
+        raise argparse.ArgumentTypeError("--pointer-increment takes auto, auto_with_manual_"
+                                         f"fallback, manual or bytes, got {value!r}")
     if increment == 0:
         raise argparse.ArgumentTypeError("--pointer-increment must not be 0")
     return increment
@@ -76,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kerncraft",
         description="Predict the performance of a loop kernel on a CPU (Roofline and ECM "
                     "models) from its C source and a machine description.",
-        epilog="Example: kerncraft -p ECM -m CSX kernels/2d-5pt.c -D N 1000 -D M 1000",
+        epilog="Example: kerncraft -p ECM -m CSX kernels/2d-5pt.c -D N 1000 -D M 1000. "
+               "Disk cache: kerncraft cache info|clear (kerncraft cache -h).",
     )
     parser.add_argument("-V", "--version", action="version", version=f"kerncraft {__version__}")
     parser.add_argument("-p", "--pmodel", type=_model_name, action="append", required=True,
@@ -86,15 +81,25 @@ def build_parser() -> argparse.ArgumentParser:
                                "may be given several times")
     parser.add_argument("-m", "--machine", required=True, metavar="MACHINE",
                         help="machine file (path to YAML, or bundled name such as CSX)")
-    parser.add_argument("kernel", metavar="KERNEL.c", help="restricted C99 kernel file")
+    parser.add_argument("kernel", metavar="KERNEL.c",
+                        help="restricted C99 kernel file, or a kernel description (YAML)")
+    parser.add_argument("--kernel-description", action="store_true",
+                        help="read KERNEL as a kernel description (Kerncraft's YAML: arrays, "
+                             "loops, data sources/destinations, flops) instead of C; a .yml "
+                             "or .yaml file is read as one anyway; models: ECMData, "
+                             "RooflineFLOP, LC (the others compile the C code)")
     parser.add_argument("-D", "--define", nargs=2, action="append", default=[],
                         metavar=("KEY", "VALUE"),
-                        help="bind constant KEY to an integer or a range "
-                             "start-stop[:num[log[base]]]; several -D give the cartesian "
-                             "product; KEY '.' sets a default for all constants")
+                        help="bind constant KEY to an integer or a range as in Kerncraft: "
+                             "start-stop (every integer), start-stop:num (num points), "
+                             "start-stop:numlog[base] (spaced geometrically); several -D give "
+                             "the cartesian product, a KEY given again adds its values; KEY "
+                             "'.' sets a default for all constants; a KEY the kernel does not "
+                             "use is ignored with a warning; -D . 0 with -p LC: the layer "
+                             "conditions in symbols")
     parser.add_argument("-u", "--unit", choices=UNITS, default=None,
                         help="unit of the reported performance (default depends on the model)")
-    parser.add_argument("-c", "--cores", type=_positive_int, default=1,
+    parser.add_argument("-c", "--cores", type=positive_int, default=1,
                         help="number of cores to predict for (default 1)")
     parser.add_argument("-P", "--cache-predictor", choices=("LC", "SIM"), default="LC",
                         help="data-traffic predictor: layer conditions (LC, default) or "
@@ -112,25 +117,38 @@ def build_parser() -> argparse.ArgumentParser:
                              "(list blocks and ask), or a block number")
     parser.add_argument("--pointer-increment", type=_pointer_increment, default="auto",
                         help="bytes the main pointer advances per assembly iteration: auto "
-                             "(default), auto_with_manual_fallback, or an integer")
+                             "(default), auto_with_manual_fallback (ask if not derived), "
+                             "manual (always ask), or an integer")
     parser.add_argument("--aliasing", choices=("distinct", "pointers"), default="distinct",
                         help="code generation: 'distinct' (default) allocates every array "
                              "separately, so the compiler knows they do not overlap; "
                              "'pointers' compiles the nest as a function of pointer arguments "
                              "that may overlap, as Kerncraft does (run-time overlap checks, "
                              "some loops stay scalar)")
+    parser.add_argument("--nontemporal-stores", choices=("auto", "on", "off"), default="auto",
+                        help="stores that bypass the caches (no write-allocate): 'auto' "
+                             "(default) the arrays the kernel's '#pragma nontemporal' names, "
+                             "and for ECM all stores if the compiled loop streams them "
+                             "(vmovnt*, movnti, stnp); 'on' every stored array; 'off' none")
     parser.add_argument("--ignore-unknown", action="store_true",
                         help="count unknown instruction forms as zero instead of refusing")
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="also write the results as JSON to FILE ('-': stdout, and the "
                              "text report goes to stderr, so stdout is one JSON document)")
     parser.add_argument("--store", metavar="FILE", default=None,
-                        help="append this run's results to FILE as one JSON line (JSON "
-                             "Lines; Kerncraft's --store wrote a pickle): runs accumulate")
-    parser.add_argument("-j", "--jobs", type=_positive_int, default=1, metavar="N",
+                        help="collect the results of runs in FILE: a name ending in .pickle "
+                             "gets Kerncraft's layout (one pickled dict keyed by the run's "
+                             "options, -D point and model; values as in --json), any other "
+                             "name one JSON line per run (JSON Lines)")
+    parser.add_argument("-j", "--jobs", type=positive_int, default=1, metavar="N",
                         help="compute the -D points of a sweep in N processes (default 1; "
                              "worth it for -P SIM sweeps; not with --plot or -p Benchmark)")
-    parser.add_argument("--max-points", type=_positive_int, default=None, metavar="N",
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="compute the -D points of a sweep on a Dask cluster: a "
+                             "scheduler address (tcp://host:8786) or 'local' (a cluster of "
+                             "this machine's cores); needs the extra kerncraft[dask]; not "
+                             "with --plot or -p Benchmark")
+    parser.add_argument("--max-points", type=positive_int, default=None, metavar="N",
                         help="allow more -D points than the default limit of 10,000")
     parser.add_argument("--plot", metavar="FILE", type=plot_path, default=None,
                         help="also draw the model's picture into FILE (.png, .svg, .pdf): "
@@ -139,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(needs matplotlib)")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="more output (-v: kernel summary and model details; -vv: more)")
+    add_kerncraft_options(parser)
     return parser
 
 
@@ -150,15 +169,33 @@ def options_from_args(args: argparse.Namespace) -> AnalysisOptions:
         verbose=args.verbose, incore_model=args.incore_model,
         compiler=args.compiler, compiler_flags=args.compiler_flags, asm_block=args.asm_block,
         pointer_increment=args.pointer_increment, ignore_unknown=args.ignore_unknown,
-        aliasing=getattr(args, "aliasing", "distinct"))
+        aliasing=getattr(args, "aliasing", "distinct"),
+        nontemporal_stores=getattr(args, "nontemporal_stores", "auto"),
+        iterations=getattr(args, "iterations", None))
+
+
+def _reads_description(args: argparse.Namespace) -> bool:
+    """Whether the kernel file is a kernel description: --kernel-description, or a .yml
+    or .yaml file (said in a note on stderr: Kerncraft needed the option)."""
+    if getattr(args, "kernel_description", False):
+        return True
+    if is_description_path(args.kernel):
+        print(f"kerncraft: note: {display_name(args.kernel)} is read as a kernel description "
+              "(--kernel-description)", file=sys.stderr)
+        return True
+    return False
 
 
 def run(args: argparse.Namespace, out=None) -> int:
     """Run the models for every -D point; returns the process exit code."""
     out = out if out is not None else (sys.stderr if args.json == "-" else sys.stdout)
     options = options_from_args(args)
+    args.store = store_target(args, options)   # every path below writes through args.store
     models = list(dict.fromkeys(args.pmodel))  # keep order, drop repeats
-    code = warm_run(args, options, models, out)
+    description = _reads_description(args)
+    # the option changes what a non-YAML file means, so those points are not served
+    warm = not (description and not is_description_path(args.kernel))
+    code = warm_run(args, options, models, out) if warm else None
     if code is not None:        # every point came from the point cache
         return code
     # imported only now: the parser brings sympy and pycparser (~0.2 s)
@@ -169,9 +206,28 @@ def run(args: argparse.Namespace, out=None) -> int:
 
     machine = load_machine(args.machine)
     source = read_kernel_file(args.kernel)
-    kernel = parse_kernel(source, filename=args.kernel)
-    points = expand_defines(args.define, max_points=getattr(args, "max_points", None))
+    if description:
+        from kerncraft.kernel.description import check_models_for, parse_kernel_description
+
+        kernel = parse_kernel_description(source, filename=args.kernel)
+        check_models_for(kernel, models)    # ECM and others compile the loop: no C code
+    else:
+        kernel = parse_kernel(source, filename=args.kernel)
+    points = expand_defines(args.define, max_points=getattr(args, "max_points", None),
+                            symbolic=True)
+    symbolic = checked_points(args, kernel, points)
+    if symbolic is not None:    # -D . 0: Kerncraft's layer conditions in symbols
+        from kerncraft.runner.symbolic import run_symbolic_lc
+        return run_symbolic_lc(models, kernel, machine, symbolic, options, out,
+                               outputs=file_outputs(args))
     plot = getattr(args, "plot", None)
+    if getattr(args, "dask", None):
+        from kerncraft.cli.dask_executor import check_dask_run, dask_executor
+
+        check_dask_run(models, plot)
+        with dask_executor(args.dask) as executor:
+            return run_models(models, kernel, machine, points, options, out,
+                              json_target=args.json, store=args.store, executor=executor)
     if plot is None:
         return run_models(models, kernel, machine, points, options, out, json_target=args.json,
                           store=args.store, jobs=getattr(args, "jobs", 1))
@@ -186,18 +242,13 @@ def run(args: argparse.Namespace, out=None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except KerncraftError as exc:
-        print(error_lines("kerncraft", exc), file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("kerncraft: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 1
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["cache"]:       # ``kerncraft cache info|clear`` (a kernel: ./cache)
+        from kerncraft.cli.cache import main as cache_main
+
+        return cache_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    return run_reporting_errors("kerncraft", lambda: run(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

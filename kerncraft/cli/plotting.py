@@ -10,9 +10,11 @@ end:
   ``-p Benchmark`` in the same call: the measured points); at one point the
   scaling table (performance against cores);
 * ``ECMData``: over a -D sweep the link times against the working-set size;
-* ``ECMCPU``: the port pressure of the compiled loop (built-in in-core analyzer).
+* ``ECMCPU``: the port pressure of the compiled loop (built-in in-core analyzer), with
+  the line-split cycles and the resource the report names as binding.
 
-One picture is written to FILE itself; several to ``FILE-<model>.<suffix>``.
+Titles name the kernel file, the machine and the -D values of the run. One picture is
+written to FILE itself; several to ``FILE-<model>.<suffix>``.
 """
 from __future__ import annotations
 
@@ -52,6 +54,8 @@ class PointCollector:
 
     def __init__(self) -> None:
         self.points: list[tuple[float, str, dict[str, Any]]] = []
+        self.bindings: list[dict[str, int]] = []
+        self.kernel = ""            # the kernel's file name (picture titles)
 
     def __call__(self, bound: Any, reports: Sequence[Any]) -> None:
         from kerncraft.validation.sizes import working_set
@@ -59,6 +63,15 @@ class PointCollector:
         label = " ".join(f"{k}={v}" for k, v in sorted(bound.bindings.items()))
         results = {r.model: r.result for r in reports if r.result is not None}
         self.points.append((float(working_set(bound)), label, results))
+        self.bindings.append(dict(bound.bindings))
+        self.kernel = self.kernel or str(getattr(bound, "filename", "") or "")
+
+    def title(self, kind: str, machine: Any, last_only: bool = False) -> str:
+        """'<kind>: <kernel> on <machine>, <-D values>' (of the last point only, or all)."""
+        from kerncraft.report.plotdata import machine_name, picture_title, sizes_text
+
+        bindings = self.bindings[-1:] if last_only else self.bindings
+        return picture_title(kind, self.kernel, machine_name(machine), sizes_text(bindings))
 
 
 def _sweep(model: str, collector: PointCollector, machine: Any) -> Any:
@@ -68,30 +81,36 @@ def _sweep(model: str, collector: PointCollector, machine: Any) -> Any:
     measured = [(size, results["Benchmark"].cycles_per_cl)
                 for size, _, results in collector.points if "Benchmark" in results]
     capacities = {lvl.name: lvl.size_per_group for lvl in machine.cache_levels}
-    return ecm_sweep_plot(points, capacities, measured, title=model)
+    kind = "ECM contributions" if model == "ECM" else "ECMData link times"
+    return ecm_sweep_plot(points, capacities, measured, title=collector.title(kind, machine))
 
 
 def pictures(models: Sequence[str], collector: PointCollector, machine: Any) -> list[tuple[str, Any]]:
     """(model, plot data) of every picture this run gives, in the order of ``-p``."""
-    from kerncraft.report.plotdata import port_pressure_plot, roofline_plot, scaling_plot
+    from kerncraft.report.plotdata import (incore_prediction_plot, machine_name, roofline_plot,
+                                           scaling_plot)
 
     found = []
     last = collector.points[-1][2] if collector.points else {}
     sweep = len(collector.points) > 1
     for model in models:
         if model in ROOFLINES and model in last:
-            label = collector.points[-1][1]
-            found.append((model, roofline_plot(last[model], f"{model} {label}".strip())))
+            cores = last[model].cores
+            kind = model + (f", {cores} cores" if cores > 1 else "")
+            found.append((model, roofline_plot(last[model], collector.title(kind, machine,
+                                                                             True))))
         elif model in ("ECM", "ECMData") and sweep:
             found.append((model, _sweep(model, collector, machine)))
         elif model == "ECM" and model in last:
             found.append((model, scaling_plot(last[model], machine.clock,
-                                              f"ECM scaling {collector.points[-1][1]}".strip())))
+                                              collector.title("ECM scaling", machine, True))))
         elif model == "ECMCPU" and model in last:
-            analysis = getattr(last[model].prediction, "analysis", None)
-            if hasattr(analysis, "port_totals"):      # the built-in analyzer, not llvm-mca
-                found.append((model, port_pressure_plot(analysis, "compiled loop on "
-                                                        f"{analysis.arch}")))
+            prediction = last[model].prediction
+            if hasattr(prediction.analysis, "port_totals"):
+                same = prediction.arch == machine_name(machine)    # CSX on CSX: said once
+                kind = "ECMCPU port pressure" + ("" if same else f" ({prediction.arch})")
+                found.append((model, incore_prediction_plot(
+                    prediction, collector.title(kind, machine, True))))
     return found
 
 
@@ -135,7 +154,7 @@ def write_port_pressure(path: str, analysis: Any, name: str = "",
     from kerncraft.report.plot import draw
     from kerncraft.report.plotdata import port_pressure_plot
 
-    title = f"{name} on {analysis.arch}" if name else ""
+    title = f"port pressure: {name} on {analysis.arch}" if name else ""
     written = draw(port_pressure_plot(analysis, title), path)
     print(f"kerncraft-incore: wrote {written}", file=err if err is not None else sys.stderr)
     return written

@@ -108,7 +108,30 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a first look: 6 kernels, shorter runs (about 10 s on the "
                              "2-core development VM; a default run measures 56 points)")
     _add_corpus_options(parser)
+    _add_incore_options(parser)
     return parser
+
+
+def _add_incore_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "in-core campaign (--incore)",
+        "Loop blocks of the bundled and the Polybench-like kernels (kernels/polybench/) "
+        "under every installed compiler (gcc, clang), -O2/-O3, vector width and unrolling, "
+        "measured here with their data in L1 and predicted by every analyzer (ours static "
+        "and simulated, llvm-mca, OSACA where installed); --quick: 8 kernels, -O3. "
+        "--min-time (0.02), --repeats (runs per extent, 3), --rounds (passes, 2), --json, "
+        "--plot, --record and --replay apply to it.")
+    group.add_argument("--incore", action="store_true",
+                       help="run the in-core campaign instead of the ECM validation (with "
+                            "--replay: replay in-core recordings)")
+    group.add_argument("--results", metavar="FILE", default=None,
+                       help="JSON Lines file of the measured blocks; a run skips blocks "
+                            "already in it (default: incore-campaign/<host>.jsonl in the "
+                            "kerncraft cache directory)")
+    group.add_argument("--compilers", metavar="LIST", default=None,
+                       type=lambda text: [c for c in text.split(",") if c],
+                       help="compilers to use, comma-separated (default: gcc,clang, those "
+                            "installed)")
 
 
 def _add_corpus_options(parser: argparse.ArgumentParser) -> None:
@@ -431,6 +454,10 @@ def main(argv: Sequence[str] | None = None, measure=None) -> int:
     opts = parser.parse_args(argv)
     if opts.machine is None and not opts.replay:
         parser.error("the following arguments are required: -m/--machine")
+    if opts.incore:
+        return _run_incore(opts)
+    if opts.results or opts.compilers:
+        parser.error("--results and --compilers belong to the in-core campaign (--incore)")
     to_stdout = opts.json == "-"
     out = sys.stderr if to_stdout else sys.stdout
     try:
@@ -440,6 +467,22 @@ def main(argv: Sequence[str] | None = None, measure=None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run_incore(opts: argparse.Namespace) -> int:
+    """``--incore`` (:mod:`kerncraft.cli.validate_incore`), errors as for a live run."""
+    from kerncraft.cli.validate_incore import run_incore
+
+    out = sys.stderr if opts.json == "-" else sys.stdout
+    try:
+        return run_incore(opts, out, sys.stderr)
+    except KerncraftError as exc:
+        print(error_lines(PROG, exc), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (the measured blocks are kept in the results file)",
+              file=sys.stderr)
         return 130
 
 

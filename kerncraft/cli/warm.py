@@ -12,18 +12,21 @@ the caller runs the models, which compute the missing points and keep them.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Sequence, TextIO
 
 from kerncraft.api import read_kernel_file
 from kerncraft.errors import KerncraftError
-from kerncraft.kernel.defines import complete_points, expand_defines
+from kerncraft.kernel.defines import complete_points, expand_defines, unused_define_warnings
 from kerncraft.incore.calibration import calibration_bytes
 from kerncraft.machine.paths import resolve_machine_path
-from kerncraft.runner.points import CACHEABLE_INCORE, print_point, write_documents
+from kerncraft.runner.points import (CACHEABLE_INCORE, asks_user, planned_point, print_point,
+                                     write_documents)
 from kerncraft.runner.table import MODELS
 from kerncraft.options import AnalysisOptions
 from kerncraft.memo.reports import enabled as pointcache_enabled
-from kerncraft.memo.reports import load_manifest, load_points, run_key
+from kerncraft.memo.point_plans import load_plan
+from kerncraft.memo.reports import load_manifest, run_key, store_point, stored_points
 from kerncraft.report.json import cli_document, point_document
 from kerncraft.userfiles import display_name
 
@@ -33,7 +36,7 @@ def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequenc
     """Exit code of the run served from the cache, or None to run the models."""
     if (not pointcache_enabled() or getattr(args, "plot", None) is not None
             or any(m not in MODELS or MODELS[m].measures for m in models)
-            or options.incore_model not in CACHEABLE_INCORE):
+            or options.incore_model not in CACHEABLE_INCORE or asks_user(options)):
         return None
     try:
         source = read_kernel_file(args.kernel)
@@ -50,9 +53,11 @@ def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequenc
     requests = complete_points(manifest.constants, points)
     if isinstance(requests, str):
         return None         # a constant without a value: the full run says where
-    stored = load_points(run, manifest, requests)
+    stored = _stored_or_planned(run, manifest, requests)
     if stored is None:
         return None
+    for warning in unused_define_warnings(manifest.constants, args.define):
+        print(f"kerncraft: warning: {warning}", file=sys.stderr)
     for point in stored:
         print_point(point, len(stored), out)
     json_points = [point_document(p.bindings, {m: d for m, _, d in p.reports}) for p in stored]
@@ -60,3 +65,20 @@ def warm_run(args: argparse.Namespace, options: AnalysisOptions, models: Sequenc
     write_documents(cli_document(display_name(args.kernel), str(machine_path), json_points),
                     args.json, args.store, out)
     return 0
+
+
+def _stored_or_planned(run: str, manifest, requests) -> list | None:
+    """Every point from the point cache, or computed from the run's point plan (and
+    kept); None when one of them needs the full path."""
+    points = stored_points(run, manifest, requests)
+    plan = None
+    for index, (point, request) in enumerate(zip(points, requests)):
+        if point is not None:
+            continue
+        plan = plan if plan is not None else load_plan(run)
+        point = planned_point(plan, request) if plan is not None else None
+        if point is None:
+            return None
+        store_point(run, manifest, point, request)
+        points[index] = point
+    return points

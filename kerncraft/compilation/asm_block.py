@@ -30,10 +30,13 @@ compiler interchanged the loops (gcc -O3 does for column-wise traversals);
 the explanation says so.
 
 One more check uses the floating-point work: if the loop performs an exact
-multiple (>= 2) of the kernel's flops for *k* iterations, the compiler has
-unrolled the *outer* loop into it (gcc's unroll-and-jam at -O3, e.g. for the
-transposed matrix-vector product), and the iterations are multiplied by that
-factor.
+multiple (>= 2) of the kernel's operations for *k* iterations (its flops plus the
+math calls that become FP instructions: ``sqrt`` is one ``vsqrtsd``) *and* walks
+more address streams than the kernel's accesses give (the jammed rows), the
+compiler has unrolled the *outer* loop into it (gcc's unroll-and-jam at -O3, e.g.
+for the transposed matrix-vector product), and the iterations are multiplied by
+that factor. A nest of one loop has no outer loop to jam
+(:func:`kerncraft.compilation.blocks.outer_unroll`).
 
 ``--pointer-increment N`` overrides *k* (N bytes / bytes per iteration of the
 kernel's most common stride). ``--asm-block manual`` shows the candidate table
@@ -48,9 +51,9 @@ from typing import Sequence, TextIO
 
 from kerncraft.compilation import asm_block_aarch64
 from kerncraft.compilation.blocks import (FULLY_UNROLLED, BlockCandidate, BlockSelection,
-                                          IsaFacts, format_candidates, format_set, kernel_strides,
-                                          make_candidate, numeric_trip_count,
-                                          outer_unroll_from_flops)
+                                          IsaFacts, OperandStream, format_candidates,
+                                          format_set, jam_factor, kernel_strides,
+                                          make_candidate, numeric_trip_count)
 from kerncraft.errors import AssemblyError
 from kerncraft.incore import registers
 from kerncraft.incore.markers import LoopBlock, find_loops
@@ -104,9 +107,10 @@ def _transfer(core: str, ops: Sequence, state: dict[str, _Value]) -> tuple[str, 
     return None
 
 
-def _operand_advances(instrs: Sequence[Instruction]) -> list[int]:
-    """Byte advance per iteration of every memory operand (loop-invariant
-    operands give 0 and are dropped; operands with an unknown advance too).
+def _operand_streams(instrs: Sequence[Instruction]) -> list[OperandStream]:
+    """(address registers, byte offset, advance per iteration) of every memory operand
+    that moves (loop-invariant operands give 0 and are dropped; operands with an
+    unknown advance too).
 
     A tiny symbolic execution: each register is tracked as (register at the
     start of the iteration, constant offset) through constant steps and
@@ -116,13 +120,13 @@ def _operand_advances(instrs: Sequence[Instruction]) -> list[int]:
     the advance of the registers its base and index derive from.
     """
     state: dict[str, _Value] = {}
-    uses: list[tuple[_Value, _Value, int]] = []
+    uses: list[tuple[_Value, _Value, Memory]] = []
     for instr in instrs:
         core, ops = _core(instr), instr.operands
         if not core.startswith(("lea", "nop")):
             for op in ops:
                 if isinstance(op, Memory):
-                    uses.append((_state_of(op.base, state), _state_of(op.index, state), op.scale))
+                    uses.append((_state_of(op.base, state), _state_of(op.index, state), op))
         change = _transfer(core, ops, state)
         if change is not None:
             state[change[0]] = change[1]
@@ -136,14 +140,16 @@ def _operand_advances(instrs: Sequence[Instruction]) -> list[int]:
                 state[root] = None
     advance = {r: (v[1] if v is not None and v[0] == r else None) for r, v in state.items()}
     out = []
-    for base, index, scale in uses:
-        parts = [(base, 1), (index, scale)]
+    for base, index, mem in uses:
+        parts = [(base, 1), (index, mem.scale)]
         steps = [None if v is None else advance.get(v[0], 0) for v, _ in parts if v != ("", 0)]
         if any(step is None for step in steps):
             continue
         total = sum(advance.get(v[0], 0) * f for v, f in parts if v is not None and v[0])
         if total:
-            out.append(total)
+            key = (base[0], index[0], mem.scale, mem.symbol)    # type: ignore[index]
+            offset = base[1] + index[1] * mem.scale + mem.displacement   # type: ignore[index]
+            out.append((key, offset, total))
     return out
 
 
@@ -166,7 +172,7 @@ def analyze_candidates(lines: Sequence[AsmLine], kernel: KernelModel) -> tuple[B
 
 
 _X86 = IsaFacts(_flops, _packed_access_bytes, _is_packed_arithmetic,
-               lambda instrs: _operand_advances(instrs))
+               lambda instrs: _operand_streams(instrs))
 
 
 def _candidate(index: int, lp: LoopBlock, lines: Sequence[AsmLine],
@@ -195,13 +201,21 @@ def select_block(lines: Sequence[AsmLine], kernel: KernelModel, *,
             "other --compiler-flags)")
     fallback = pointer_increment == "auto_with_manual_fallback"
     forced = None
+    if pointer_increment == "manual":       # Kerncraft's option: always ask
+        if not _is_tty(stdin):
+            raise _with_table("--pointer-increment manual needs an interactive terminal; "
+                              "give it as --pointer-increment BYTES (the candidate loop "
+                              "blocks are listed below)", candidates)
+        forced = _ask_increment(candidates, stdin, stdout, "")
+        mode, chosen = _choose(candidates, block, True, stdin, stdout)
+        return _finish(kernel, candidates, chosen, mode, forced)
     if pointer_increment not in ("auto", "auto_with_manual_fallback", None):
         try:
             forced = abs(int(pointer_increment))
         except (TypeError, ValueError):
             raise AssemblyError("--pointer-increment must be 'auto', "
-                                "'auto_with_manual_fallback' or a number of bytes, got "
-                                f"{pointer_increment!r}") from None
+                                "'auto_with_manual_fallback', 'manual' or a number of bytes, "
+                                f"got {pointer_increment!r}") from None
         if forced == 0:
             raise AssemblyError("--pointer-increment must not be 0")
     try:
@@ -242,12 +256,13 @@ def _is_tty(stream: TextIO | None) -> bool:
 
 
 def _ask_increment(candidates: Sequence[BlockCandidate], stdin: TextIO | None,
-                   stdout: TextIO | None) -> int:
-    """Ask for the pointer increment (only for 'auto_with_manual_fallback')."""
+                   stdout: TextIO | None,
+                   why: str = "the pointer increment could not be derived from the "
+                              "assembly\n") -> int:
+    """Ask for the pointer increment ('auto_with_manual_fallback', 'manual')."""
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
-    stdout.write(format_candidates(candidates) + "\nthe pointer increment could not be "
-                 "derived from the assembly\n")
+    stdout.write(format_candidates(candidates) + "\n" + why)
     for _ in range(3):
         stdout.write("pointer increment in bytes per assembly iteration: ")
         stdout.flush()
@@ -378,4 +393,5 @@ def _forced_iterations(kernel: KernelModel, c: BlockCandidate,
                             f"iteration, but the innermost loop has only {trips}")
     simd = c.simd_width if k % c.simd_width == 0 else 1
     how = f"--pointer-increment {forced} B / {stride} B per source iteration"
-    return k, outer_unroll_from_flops(kernel, c.flops, k), simd, how
+    jam = jam_factor(kernel, c.flops, k, c.simd_width, c.n_packed, c.streams, _level(kernel, c))
+    return k, jam, simd, how

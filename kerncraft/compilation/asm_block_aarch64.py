@@ -41,8 +41,8 @@ from kerncraft.incore.markers import LoopBlock, find_loops
 from kerncraft.incore.model import AsmLine, Immediate, Instruction, Memory, Register
 from kerncraft.kernel.model import KernelModel
 
-__all__ = ["is_aarch64", "analyze_candidates", "operand_advances", "packed_access_bytes",
-           "flops", "is_packed_arithmetic"]
+__all__ = ["is_aarch64", "analyze_candidates", "operand_advances", "operand_streams",
+           "packed_access_bytes", "flops", "is_packed_arithmetic"]
 
 # SVE adds the reversed forms (fsubr, fdivr) and the multiply-add forms that overwrite
 # the multiplicand (fmad, fmsb, fnmad, fnmsb) or negate (fnmla, fnmls).
@@ -231,9 +231,15 @@ class _Tracker:
 def operand_advances(instrs: Sequence[Instruction]) -> list[int]:
     """Byte advance per iteration of every moving memory operand (see the
     module docstring); operands with an unknown advance are left out."""
+    return [advance for _, _, advance in operand_streams(instrs)]
+
+
+def operand_streams(instrs: Sequence[Instruction]) -> list[common.OperandStream]:
+    """(address registers, byte offset, advance per iteration) of every moving memory
+    operand, for ``blocks.address_streams``."""
     written = {k for ins in instrs for k in dataflow(ins).destinations}
     track = _Tracker(written)
-    uses: list[tuple[_Value, _Value, int]] = []
+    uses: list[tuple[_Value, _Value, Memory]] = []
     for instr in instrs:
         mems = [op for op in instr.operands if isinstance(op, Memory)]
         for mem in mems:
@@ -241,7 +247,7 @@ def operand_advances(instrs: Sequence[Instruction]) -> list[int]:
                 track.writeback(mem)
             base = track.value(mem.base) if mem.base is not None else _Lin("")
             index = track.value(mem.index) if mem.index is not None else _Lin("")
-            uses.append((base, index, mem.scale))
+            uses.append((base, index, mem))
         for mem in mems:
             if mem.post_index is not None:
                 track.writeback(mem)
@@ -251,21 +257,26 @@ def operand_advances(instrs: Sequence[Instruction]) -> list[int]:
         for root in dataflow(instr).destinations - wb:
             if root.startswith(("x", "sp")):
                 track.state[root] = None
-    return _advances(uses, track)
+    return _streams(uses, track)
 
 
-def _advances(uses: Sequence[tuple[_Value, _Value, int]], track: _Tracker) -> list[int]:
+def _streams(uses: Sequence[tuple[_Value, _Value, Memory]], track: _Tracker
+             ) -> list[common.OperandStream]:
     out = []
-    for base, index, scale in uses:
+    for base, index, mem in uses:
         if base is None or index is None:
             continue
-        steps = [(v, f) for v, f in ((base, 1), (index, scale)) if v.origin]
+        steps = [(v, f) for v, f in ((base, 1), (index, mem.scale)) if v.origin]
         adv = [track.advance(v.origin) for v, _ in steps]
         if any(a is None for a in adv):
             continue
         total = sum(a * v.coeff * f for a, (v, f) in zip(adv, steps))   # type: ignore[operator]
         if total:
-            out.append(total)
+            # an unknown loop-invariant part (inv) differs per register: keep them apart
+            key = tuple((v.origin, v.coeff, _gpr_root(reg) if v.inv else "")
+                        for v, reg in ((base, mem.base), (index, mem.index))) + (mem.scale,)
+            disp = 0 if mem.pre_index or mem.post_index is not None else mem.displacement
+            out.append((key, base.offset + index.offset * mem.scale + disp, total))
     return out
 
 
@@ -284,5 +295,5 @@ def _candidate(index: int, lp: LoopBlock, lines: Sequence[AsmLine],
 
 
 #: The AArch64 instruction facts block candidates need (see ``blocks.make_candidate``).
-_AARCH64 = common.IsaFacts(flops, packed_access_bytes, is_packed_arithmetic, operand_advances)
+_AARCH64 = common.IsaFacts(flops, packed_access_bytes, is_packed_arithmetic, operand_streams)
 

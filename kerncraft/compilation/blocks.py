@@ -1,8 +1,15 @@
 """What both loop-block selectors share (x86: :mod:`kerncraft.compilation.asm_block`,
 AArch64: :mod:`kerncraft.compilation.asm_block_aarch64`): the candidate and selection
 types, the candidate table, what the kernel model says a loop moves and does
-(:func:`kernel_strides`, :func:`numeric_trip_count`, :func:`outer_unroll_from_flops`),
-and the checks of a candidate's advances and work against it.
+(:func:`kernel_strides`, :func:`numeric_trip_count`, :func:`kernel_operations`,
+:func:`outer_unroll`), and the checks of a candidate's advances and work against it.
+
+An outer-loop jam factor (the compiler unrolled an enclosing loop into the innermost
+one) is claimed only when two independent facts of the block agree: its floating-point
+operations are an exact multiple >= 2 of the kernel's for its iterations *and* it walks
+more address streams than the kernel's accesses give (the jammed rows, ``A[j][i]`` and
+``A[j+1][i]``). The operation count includes the math calls that compile to FP
+instructions (``sqrt`` is one ``vsqrtsd``), and a nest of one loop has nothing to jam.
 """
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ import itertools
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Hashable, Sequence
 
 import sympy
 
@@ -19,12 +26,23 @@ from kerncraft.incore.model import Instruction
 from kerncraft.kernel.model import KernelModel
 
 __all__ = ["BlockCandidate", "BlockSelection", "format_candidates", "make_candidate", "IsaFacts",
-           "kernel_strides", "numeric_trip_count", "outer_unroll_from_flops", "format_set",
-           "FULLY_UNROLLED"]
+           "kernel_strides", "numeric_trip_count", "kernel_operations", "outer_unroll",
+           "outer_unroll_from_flops", "jam_factor", "address_streams", "kernel_streams",
+           "format_set", "FULLY_UNROLLED", "MATH_CALL_FLOPS", "OperandStream"]
 
 #: Part of the reason of a candidate that cannot be the kernel's loop because the
 #: compiler unrolled the innermost loop completely (too few iterations for a loop).
 FULLY_UNROLLED = "the compiler fully unrolled the innermost loop"
+
+#: Floating-point operations a block's instructions count for one call of a math
+#: function: ``sqrt`` becomes one (v)sqrtsd / fsqrt, ``fma`` one FMA (2 flops). Other
+#: calls add none to the loop's instructions: a library call (``exp``), a bit mask
+#: (``fabs``), or a call where the target lacks the instruction.
+MATH_CALL_FLOPS = {"sqrt": 1, "sqrtf": 1, "fma": 2, "fmaf": 2}
+
+#: One moving memory operand of a block: (address registers it derives from, constant
+#: byte offset from them, byte advance per assembly iteration).
+OperandStream = tuple[Hashable, int, int]
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,7 @@ class BlockCandidate:
     plausible: bool                 # consistent and has the kernel's kind of work
     reason: str                     # why not consistent / plausible ('' if it is)
     loop_index: str = ""            # source loop the block walks (differs: interchanged)
+    streams: int = 0                # distinct address streams (see address_streams)
 
     @property
     def total_iterations(self) -> int | None:
@@ -176,9 +195,11 @@ def _outer_vectorised(kernel: KernelModel, k: int, simd: int, flops: int, n_pack
                       level: int) -> int:
     """Outer iterations in the vector lanes (outer-loop vectorisation: ``c[i][j] +=
     a[i][k] * a[k][j]`` vectorised over j in a k loop), 1 if the block is not that:
-    its flops are a multiple of the kernel's for k iterations that fills whole vectors."""
+    its flops are a multiple of the kernel's for k iterations that fills whole vectors,
+    in a nest that has an outer loop to put in the lanes."""
     jam = outer_unroll_from_flops(kernel, flops, k)
-    if n_packed and jam > 1 and not _simd_mismatch(kernel, k, simd, level, jam):
+    if len(kernel.loops) > 1 and n_packed and jam > 1 \
+            and not _simd_mismatch(kernel, k, simd, level, jam):
         return jam
     return 1
 
@@ -187,8 +208,8 @@ def _work_of(kernel: KernelModel, lp: LoopBlock, flops: int, simd: int) -> float
     """Source iterations the block's work amounts to (by flops, else by memory
     instructions), to tell an interchanged loop from an outer loop around a
     fully unrolled inner one."""
-    if kernel.total_flops:
-        return flops / kernel.total_flops
+    if kernel_operations(kernel):
+        return flops / kernel_operations(kernel)
     arrays = {a.array for a in kernel.accesses
               if a.array in kernel.arrays and not kernel.arrays[a.array].is_scalar}
     return (lp.n_loads + lp.n_stores) * simd / max(len(arrays), 1)
@@ -199,12 +220,93 @@ def format_set(values: Sequence[int]) -> str:
     return "{" + ", ".join(str(v) for v in sorted(set(values))) + "}"
 
 
+def kernel_operations(kernel: KernelModel) -> int:
+    """Floating-point operations per source iteration as a block's instructions count
+    them: the kernel's flops plus its math calls that compile to FP instructions
+    (:data:`MATH_CALL_FLOPS`): ``sqrt(b[i]) * 2.0`` is 2 (vsqrtsd, vmulsd)."""
+    calls = sum(n * MATH_CALL_FLOPS.get(name, 0) for name, n in kernel.math_calls.items())
+    return kernel.total_flops + calls
+
+
 def outer_unroll_from_flops(kernel: KernelModel, flops: int, k: int | None) -> int:
-    """Outer iterations jammed into the loop, from its floating-point work."""
-    expected = kernel.total_flops * (k or 0)
+    """The multiple (>= 2) of the kernel's operations for ``k`` iterations that the
+    block's ``flops`` are, else 1. Alone no proof of a jammed outer loop (a ``pow(x, 2)``
+    the compiler turned into a multiplication doubles the count too): see
+    :func:`outer_unroll`."""
+    expected = kernel_operations(kernel) * (k or 0)
     if expected and flops >= 2 * expected and flops % expected == 0:
         return flops // expected
     return 1
+
+
+def outer_unroll(kernel: KernelModel, flops: int, k: int | None, streams: int,
+                 level: int = -1) -> int:
+    """Outer iterations jammed into a block walking loop ``level`` with ``k`` source
+    iterations per pass, 1 if none: the nest has a loop besides the walked one, the
+    block's flops are a multiple >= 2 of the kernel's, and its ``streams``
+    (:func:`address_streams`) exceed the kernel's accesses' (:func:`kernel_streams`)."""
+    if len(kernel.loops) < 2 or not k:
+        return 1
+    jam = outer_unroll_from_flops(kernel, flops, k)
+    if jam > 1 and streams > kernel_streams(kernel, k, level):
+        return jam
+    return 1
+
+
+def _count_streams(members: Sequence[tuple[Hashable, object, int]]) -> int:
+    """Streams among (key, offset, window) members: two with the same key whose offsets
+    are equal or differ by a known amount below the window are one stream (an unrolled
+    copy; a read and a write of one element)."""
+    parent = list(range(len(members)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, (key_a, off_a, window) in enumerate(members):
+        for j in range(i):
+            key_b, off_b, _ = members[j]
+            if key_a != key_b:
+                continue
+            gap = off_a - off_b                        # type: ignore[operator]
+            if not isinstance(gap, int):                # symbolic (unbound) offsets
+                gap = sympy.sympify(gap)
+                gap = int(gap) if gap.is_Integer else None
+            if gap is not None and (gap == 0 or abs(gap) < window):
+                parent[root(i)] = root(j)
+    return len({root(i) for i in range(len(members))})
+
+
+def address_streams(operands: Sequence[OperandStream]) -> int:
+    """Distinct address streams among a block's moving memory operands: operands with
+    the same address registers and advance, within one advance of each other, are one."""
+    return _count_streams([((key, abs(advance)), offset, abs(advance))
+                           for key, offset, advance in operands])
+
+
+def kernel_streams(kernel: KernelModel, k: int, level: int = -1) -> int:
+    """Address streams the kernel's accesses give a block doing ``k`` iterations of loop
+    ``level`` per pass (as :func:`address_streams` counts them; reads and writes of one
+    element are one stream)."""
+    loop = kernel.loops[level]
+    values = {c.symbol: sympy.Integer(v) for c in kernel.constants
+              if (v := kernel.bindings.get(c.name)) is not None}
+    at_zero = {lp.symbol: sympy.Integer(0) for lp in kernel.loops}
+    members = []
+    for acc in kernel.accesses:
+        arr = kernel.arrays.get(acc.array)
+        if arr is None or arr.is_scalar:
+            continue
+        coeff = sympy.diff(acc.linear_index, loop.symbol).xreplace(values)
+        if coeff == 0:
+            continue
+        window = (abs(int(coeff)) * arr.element_size * abs(loop.step) * k
+                  if coeff.is_Integer else 0)
+        offset = sympy.expand(sympy.sympify(acc.linear_index).xreplace(at_zero).xreplace(values))
+        members.append((acc.array, offset * arr.element_size, window))
+    return _count_streams(members)
 
 
 def _work_mismatch(kernel: KernelModel, lp: LoopBlock, n_fp: int) -> str:
@@ -221,7 +323,7 @@ def _work_mismatch(kernel: KernelModel, lp: LoopBlock, n_fp: int) -> str:
         return "no store, but the kernel writes an array"
     if any(a.kind == "read" for a in moving) and not lp.n_loads:
         return "no load, but the kernel reads an array"
-    if kernel.total_flops and not n_fp:
+    if kernel_operations(kernel) and not n_fp:
         return "no floating-point arithmetic, but the kernel has some"
     return ""
 
@@ -253,7 +355,7 @@ class IsaFacts:
     flops: Callable[[Instruction], tuple[int, int]]         # (FP instructions, FLOPs)
     packed_access_bytes: Callable[[Instruction], int]      # 0: no packed memory access
     is_packed_arithmetic: Callable[[Instruction], bool]
-    operand_advances: Callable[[Sequence[Instruction]], list[int]]
+    operand_streams: Callable[[Sequence[Instruction]], list[OperandStream]]   # moving operands
 
 
 def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelModel,
@@ -267,7 +369,8 @@ def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelMod
                    if isa.packed_access_bytes(x) or isa.is_packed_arithmetic(x))
     vector_bytes = max((isa.packed_access_bytes(x) for x in instrs), default=0)
     simd = max(vector_bytes // _element_size(kernel), 1)
-    advances = tuple(isa.operand_advances(instrs))
+    moving = isa.operand_streams(instrs)
+    advances = tuple(advance for _, _, advance in moving)
     most = Counter(abs(a) for a in advances).most_common(1)
     level = len(kernel.loops) - 1
     k, reason = _check_iterations(kernel, advances, simd, -1, check_simd=False)
@@ -282,7 +385,9 @@ def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelMod
             if not why and _work_of(kernel, lp, flops, simd) <= k2:
                 k, reason, level = k2, "", lvl
                 break
-    jam = 1 if reason else outer_unroll_from_flops(kernel, flops, k)
+    streams = address_streams(moving)
+    jam = 1 if reason or k is None else jam_factor(kernel, flops, k, simd, n_packed, streams,
+                                                   level)
     consistent = not reason
     if consistent:
         reason = _work_mismatch(kernel, lp, n_fp)
@@ -292,5 +397,15 @@ def make_candidate(index: int, lp: LoopBlock, lines: Sequence, kernel: KernelMod
         vector_bytes=vector_bytes, advances=advances,
         pointer_increment=most[0][0] if most else None, iterations=k, simd_width=simd,
         outer_unroll=jam, consistent=consistent, plausible=consistent and not reason,
-        reason=reason, loop_index=kernel.loops[level].index)
+        reason=reason, loop_index=kernel.loops[level].index, streams=streams)
+
+
+def jam_factor(kernel: KernelModel, flops: int, k: int, simd: int, n_packed: int,
+               streams: int, level: int) -> int:
+    """Outer iterations per pass besides the ``k`` of loop ``level``: in the vector lanes
+    when k iterations fill no whole vector (outer-loop vectorisation), else jammed
+    (:func:`outer_unroll`); 1 for neither."""
+    if _simd_mismatch(kernel, k, simd, level):
+        return _outer_vectorised(kernel, k, simd, flops, n_packed, level)
+    return outer_unroll(kernel, flops, k, streams, level)
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from kerncraft.diskstore import atomic_write, cache_directory
+from kerncraft.diskstore import atomic_write, cache_directory, mark_used
 from kerncraft.errors import ToolError
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ from kerncraft.memo.reports import ToolStamp, tool_stamp
 from kerncraft.memo.reports import host_fingerprint as _host_fingerprint  # patched in tests
 
 __all__ = ["CompiledAssembly", "compile_to_assembly", "compile_kernel", "kernel_flags",
-           "select_compiler", "clean_flags",
+           "select_compiler", "compiler_choices", "clean_flags", "first_errors",
            "cache_directory", "find_compiler", "COMPILE_TIMEOUT"]
 
 #: Seconds before a hanging compiler is given up on.
@@ -101,26 +101,40 @@ def select_compiler(machine: MachineModel | None = None, compiler: str | None = 
     by family, so ``gcc-13`` gets the ``gcc`` flags); otherwise ``-O3``.
     Raises :class:`ToolError` if no listed compiler is installed.
     """
+    return compiler_choices(machine, compiler, flags)[0]
+
+
+def compiler_choices(machine: MachineModel | None = None, compiler: str | None = None,
+                     flags: str | Sequence[str] | None = None
+                     ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Every installed (compiler, flags) of the machine file in its order, the first
+    being :func:`select_compiler`'s choice; the later ones are what a build that fails
+    with the first (``-p Benchmark`` links) falls back to. ``--compiler`` gives only
+    itself. Raises :class:`ToolError` if no listed compiler is installed."""
     listed = _listed_compilers(machine)
     cross = _cross_compilers(machine, listed)
-    if compiler is None and cross is not None:
-        compiler = next((name for name, _ in cross if shutil.which(name)), None)
-        if compiler is None:
+    if compiler is not None:
+        names = [compiler]
+    elif cross is not None:
+        names = [name for name, _ in cross if shutil.which(name)]
+        if not names:
             raise ToolError("the machine file describes an AArch64 machine and this host is "
                             f"{platform.machine()}: none of its compilers can target AArch64 "
                             "here; install a cross compiler (Debian: apt-get install "
                             "gcc-aarch64-linux-gnu) or pass --compiler")
         listed = cross
-    if compiler is None:
+    else:
         candidates = [name for name, _ in listed] or ["gcc", "clang", "cc"]
-        compiler = next((c for c in candidates if shutil.which(c)), None)
-        if compiler is None:
+        names = [c for c in candidates if shutil.which(c)]
+        if not names:
             where = "in the machine file" if listed else "by default"
             raise ToolError(f"none of the compilers listed {where} ({', '.join(candidates)}) "
                             "is installed; install one or pass --compiler")
-    if flags is None:
-        flags = _machine_flags(listed, compiler)
-    return compiler, tuple(shlex.split(flags) if isinstance(flags, str) else flags)
+    chosen = []
+    for name in dict.fromkeys(names):
+        these = _machine_flags(listed, name) if flags is None else flags
+        chosen.append((name, tuple(shlex.split(these) if isinstance(these, str) else these)))
+    return tuple(chosen)
 
 
 def compiler_stamps(machine: MachineModel | None = None, compiler: str | None = None
@@ -238,6 +252,7 @@ def compile_to_assembly(c_source: str, compiler: str,
     if entry is not None:
         try:
             text = entry.read_text(encoding="utf-8")
+            mark_used(entry)
             return CompiledAssembly(text, path, kept, version, True, entry, key, dropped)
         except (OSError, UnicodeDecodeError):
             pass
@@ -264,16 +279,17 @@ def _run_compiler(path: str, name: str, flags: Sequence[str], source: str) -> st
             raise ToolError(f"could not run compiler {name}: {err}") from None
         if proc.returncode != 0 or not out.exists():
             raise ToolError(f"{name} {' '.join(flags)} failed (exit {proc.returncode}): "
-                            f"{_first_errors(proc.stderr or proc.stdout, tmp)}")
+                            f"{first_errors(proc.stderr or proc.stdout, tmp)}")
         return out.read_text(encoding="utf-8", errors="replace")
 
 
-def _first_errors(output: str, tmp: str, limit: int = 3) -> str:
-    """The compiler's first error lines, on one line, without our temp path."""
+def first_errors(output: str, tmp: str, limit: int = 3) -> str:
+    """The compiler's (or linker's) first error lines, on one line, without our temp
+    path ``tmp``."""
     lines = [ln.replace(tmp + os.sep, "").strip() for ln in output.splitlines()]
     lines = [ln for ln in lines if ln]
-    errors = [ln for ln in lines if re.search(r"\b(error|fatal|unrecognized|unknown)\b",
-                                              ln, re.I)]
+    errors = [ln for ln in lines if re.search(
+        r"\b(error|fatal|unrecognized|unknown|cannot find|undefined reference)\b", ln, re.I)]
     chosen = (errors or lines)[:limit]
     return "; ".join(chosen) if chosen else "no error message"
 

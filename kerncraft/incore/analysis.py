@@ -251,17 +251,25 @@ def load_model(arch: str) -> PortModel | AArch64PortModel:
 
 
 def analyze_text(asm_text: str, arch: str, *, filename: str | None = None,
-                 model: PortModelLike | None = None, **kw: Any) -> InCoreAnalysis:
+                 model: PortModelLike | None = None, syntax: str = "auto",
+                 **kw: Any) -> InCoreAnalysis:
     """Parse assembly text, extract the marked (or innermost) loop, analyse it.
 
     ``arch`` names a port-model database; ``model`` may pass one directly.
+    ``syntax`` ('auto', 'att', 'intel') selects the x86 assembly syntax.
     Other keywords go to :func:`analyze`.
     """
     from kerncraft.incore.markers import extract_kernel
     if model is None:
         model = load_model(arch)
-    parse, dataflow = isa_support(model.isa or "x86")
-    lines = parse(asm_text, filename=filename)
+    isa = model.isa or "x86"
+    parse, dataflow = isa_support(isa)
+    if syntax == "auto":
+        lines = parse(asm_text, filename=filename)
+    elif isa.lower().startswith(("aarch64", "arm")):
+        raise AssemblyError(f"assembly syntax {syntax!r} applies to x86; {arch} is AArch64")
+    else:
+        lines = parse(asm_text, filename=filename, syntax=syntax)
     kernel = extract_kernel(lines, filename, dataflow)
     if not kernel:
         raise AssemblyError("the selected loop body contains no instructions",

@@ -7,9 +7,9 @@ constants (``'c``).
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
-__all__ = ["unquoted", "find_unquoted", "split_top_level"]
+__all__ = ["BlockComments", "unquoted", "find_unquoted", "split_top_level"]
 
 
 def unquoted(text: str, char_constants: bool = False) -> Iterator[tuple[int, str]]:
@@ -59,3 +59,43 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
             start = i + 1
     parts.append(text[start:].strip())
     return parts
+
+
+class BlockComments:
+    """Removes ``/* ... */`` comments, which may span lines (clang emits them), from
+    assembly lines in order. ``line_comment(text)`` is the index where the ISA's line
+    comment starts (``#`` on x86, ``//`` on AArch64) or -1: a ``/*`` after it is
+    comment text, not the start of a block."""
+
+    def __init__(self, line_comment: Callable[[str], int]) -> None:
+        self.open = False
+        self._line_comment = line_comment
+
+    def strip(self, line: str) -> tuple[str, list[str]]:
+        """The line without block comments, and the comments' texts."""
+        comments: list[str] = []
+        out: list[str] = []
+        rest = line
+        while rest:
+            if self.open:
+                end = rest.find("*/")
+                if end < 0:
+                    comments.append(rest.strip())
+                    return "".join(out), comments
+                comments.append(rest[:end].strip())
+                rest, self.open = rest[end + 2:], False
+            start = _block_start(rest)
+            line_comment = self._line_comment(rest) if start >= 0 else -1
+            if start < 0 or 0 <= line_comment < start:
+                out.append(rest)
+                break
+            out.append(rest[:start] + " ")
+            rest, self.open = rest[start + 2:], True
+        return "".join(out), comments
+
+
+def _block_start(text: str) -> int:
+    """Index of the first ``/*`` outside strings, or -1."""
+    if "/*" not in text:
+        return -1
+    return next((i for i, ch in unquoted(text) if ch == "/" and text.startswith("/*", i)), -1)

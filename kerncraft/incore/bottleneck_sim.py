@@ -268,11 +268,12 @@ def format_simulation(result: SimulationResult, width: int = 100) -> str:
     stalls = ", ".join(f"{k} full {v} cy" for k, v in run.frontend_stalls.items() if v)
     lines.append(f"  uops per cycle {run.uops_per_cycle:.2f}"
                  + (f"; allocation stalls: {stalls}" if stalls else ""))
-    lines.append(" line    wait     dep    port  caused  main reason                    "
-                 "instruction")
+    # the unit in every header: cycles per iteration, averaged over the measured ones
+    lines.append(f" line {'wait cy':>7} {'dep cy':>7} {'port cy':>7} {'caused cy':>9}  "
+                 f"{'main reason':30s} instruction")
     for w in run.waits:
         ins = result.instructions[w.index]
         row = f"{ins.line_number:5d} {w.wait:7.1f} {w.dependency:7.1f} {w.port:7.1f} " \
-              f"{w.caused:7.1f}  {_reason(result, w)[:30]:30s} {ins.text or ins.form_key}"
+              f"{w.caused:9.1f}  {_reason(result, w)[:30]:30s} {ins.text or ins.form_key}"
         lines.append(row[:width])
     return "\n".join(lines) + "\n"

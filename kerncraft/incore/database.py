@@ -5,7 +5,9 @@ A database is a YAML file in ``kerncraft/incore/databases/`` (format described i
 micro-architecture and a table of *register-only* instruction forms with their
 micro-ops, latency and reciprocal throughput. Forms with memory operands are
 composed on lookup (register form + load uop, or + store-address/store-data
-uops) unless the table has an explicit entry for them.
+uops) unless the table has an explicit entry for them. The header's ``extensions`` name
+the core's ISA extensions (:mod:`kerncraft.incore.isa_extensions`): forms of others are
+dropped from an inherited table, and :meth:`PortModel.lookup` refuses their instructions.
 
 Public API::
 
@@ -25,11 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from kerncraft.errors import KerncraftError
+from kerncraft.errors import KerncraftError, SourceLocation, UnknownInstructionError
 # DATABASE_DIR and available_databases are re-exported (see __all__)
-from kerncraft.incore.dbfile import (DATABASE_DIR, available_databases, database_path,  # noqa: F401
-                                    expand_braces, form_key, header_list, normalise_form_key,
-                                    read_database_yaml)
+from kerncraft.incore.dbfile import (DATABASE_DIR, PLACEHOLDERS, FormEntry,  # noqa: F401
+                                    available_databases, database_path, decode_entry,
+                                    entry_with_key, expand_braces, form_key, header_list,
+                                    normalise_form_key, read_database_yaml)
+from kerncraft.incore.isa_extensions import (describe_missing, expand_extensions, extensions_isa,
+                                             form_extensions, required_extensions)
 from kerncraft.incore.model import Instruction, InstructionCost, Memory, Operand, Register, Uop
 from kerncraft.incore.registers import guess_register_class
 
@@ -46,33 +51,6 @@ _READ_ONLY_LAST = re.compile(
 _MOVX = re.compile(r"^mov([sz])(bw|bl|bq|wl|wq|lq)$")
 # Scalar FP forms: their memory operand is 32/64 bit ('scalar' load latency).
 _SCALAR_FP = re.compile(r"^(?!v?p)[a-z0-9]*s[sd]$")
-_PLACEHOLDERS = ("load", "store", "store_addr", "store_data")
-_ENTRY_KEYS = {"uops", "lat", "latency", "tp", "throughput", "source", "note",
-               "mem_dest", "same_reg", "complex_address", "load_lat", "bypass", "lat_other",
-               "access"}
-_ACCESS = ("load", "store", "load+store")
-
-
-@dataclass(frozen=True)
-class FormEntry:
-    """One table entry after YAML decoding (uops may contain placeholders)."""
-
-    key: str
-    uops: tuple[Uop | str, ...]
-    latency: float
-    throughput: float | None
-    source: str
-    mem_dest: str | None = None              # 'rmw' | 'store' | None (default rule)
-    load_latency: float | None = None        # overrides the class load latency
-    same_reg: "FormEntry | None" = None      # zero idiom / same-register variant
-    complex_address: "FormEntry | None" = None  # base+index+disp variant (lea)
-    bypass: str | None = None                # forwarding group: 'lat' holds inside it
-    latency_other: float | None = None       # latency to consumers outside the group
-    # 'load' | 'store' | 'load+store': the uops already hold the memory access (written
-    # out instead of placeholders, as a calibration does); the form still loads/stores
-    access: str | None = None
-
-
 @dataclass(frozen=True)
 class PortModel:
     """Port model of one micro-architecture plus its instruction-form table."""
@@ -98,6 +76,10 @@ class PortModel:
     # the file's own 'isa' header key (not inherited through 'extends'): 'aarch64'
     # databases are used through aarch64.portmodel.AArch64PortModel
     isa: str = "x86"
+    # the ISA extensions of the core (header 'extensions', inherited through 'extends'):
+    # every form is within them, and an instruction of another extension is refused
+    # (kerncraft.incore.isa_extensions); None: not declared, nothing checked
+    extensions: frozenset[str] | None = None
     forms: Mapping[str, FormEntry] = field(default_factory=dict, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -115,11 +97,28 @@ class PortModel:
         cost = self._lookup(instr.mnemonic, types, simple, complex_addr, same)
         if cost is not None:
             cost = _replace_key(cost, instr.form_key)
+        else:
+            self.refuse_foreign(instr.mnemonic, types, instr.form_key, instr.line_number)
         self._cache[ckey] = cost
         return cost
 
+    def refuse_foreign(self, mnemonic: str, types: tuple[str, ...], form: str,
+                       line: int | None = None) -> None:
+        """Raise UnknownInstructionError (even under --ignore-unknown) if the
+        instruction belongs to an ISA extension the core does not have: code compiled
+        for another core gives no meaningful prediction for this one."""
+        if self.extensions is None:
+            return
+        missing = required_extensions(extensions_isa(self.extensions), mnemonic,
+                                      types) - self.extensions
+        if missing:
+            raise UnknownInstructionError(f"not in the {self.arch} database: "
+                                          + describe_missing(form, self.arch, missing),
+                                          SourceLocation(line=line) if line else None)
+
     def lookup_form(self, form_key: str, simple_address: bool = False) -> InstructionCost | None:
-        """Like :meth:`lookup` for a form-key string such as ``'vaddpd mem,ymm,ymm'``."""
+        """Like :meth:`lookup` for a form-key string such as ``'vaddpd mem,ymm,ymm'``;
+        a form of an extension the core lacks is None here (tools probe forms with it)."""
         mnemonic, _, ops = form_key.strip().partition(" ")
         types = tuple(t.strip() for t in ops.split(",") if t.strip())
         cost = self._lookup(mnemonic.lower(), types, simple_address, False, False)
@@ -204,7 +203,7 @@ class PortModel:
         ``store_addr``, ``store_data``); ``simple``: a [base+disp] address."""
         if name == "load":
             return self._load_uops()
-        if name not in _PLACEHOLDERS:
+        if name not in PLACEHOLDERS:
             raise KerncraftError(f"unknown uop placeholder '{name}'")
         return self._store_uops(simple, name)
 
@@ -337,25 +336,21 @@ def _build(path: Path, seen: set[str]) -> PortModel:
     seen.add(str(path))
     data = read_database_yaml(path)
     header: dict = {}
-    groups: list = []
-    inherited_splits: tuple = ()
+    parent: PortModel | None = None
     if "extends" in data:
         parent_path = database_path(data["extends"]) \
             if str(data["extends"]).lower().endswith((".yml", ".yaml")) \
             else database_path(str(data["extends"]))
         parent = _build(parent_path, seen)
-        header = {k: getattr(parent, k) for k in (
-            "ports", "divider_ports", "load_ports", "load_data_ports", "store_data_ports",
-            "store_address_ports", "simple_store_address_ports", "load_latency",
-            "store_forward_latency", "frontend_width", "rob_size")}
-        header["line_split"] = inherited_splits = parent.line_split
-        header.update(code_block_bytes=parent.code_block_bytes,
-                      scheduler_size=parent.scheduler_size)
-        header["forms"] = dict(parent.forms)
+        header = _inherited_header(parent)
+    extensions = _core_extensions(data, parent.extensions if parent else None, path)
+    if extensions is not None and "forms" in header:
+        # e.g. Haswell extends Skylake-SP's file: its AVX-512 forms are not Haswell's
+        header["forms"] = {k: v for k, v in header["forms"].items()
+                           if form_extensions(extensions_isa(extensions), k) <= extensions}
     for k, v in data.items():
         if k not in ("instruction_groups", "extends"):
             header[k] = v
-    groups = data.get("instruction_groups") or []
     ports = header_list(header, "ports", path)
     portset = set(ports)
 
@@ -383,16 +378,37 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             store_forward_latency=float(header["store_forward_latency"]),
             frontend_width=float(header["frontend_width"]),
             rob_size=int(header["rob_size"]),
-            line_split=_line_split(header.get("line_split"), ports, path, inherited_splits),
+            line_split=_line_split(header.get("line_split"), ports, path,
+                                   parent.line_split if parent else ()),
             code_block_bytes=_optional_int(header, "code_block_bytes"),
             scheduler_size=_optional_int(header, "scheduler_size"),
             isa=str(data.get("isa", "x86")).lower(),
+            extensions=extensions,
         )
     except KeyError as exc:
         raise KerncraftError(f"{path}: header field {exc.args[0]!r} is missing") from None
     except (TypeError, ValueError) as exc:
         raise KerncraftError(f"{path}: malformed header: {exc}") from None
-    forms: dict[str, FormEntry] = dict(header.get("forms", {}))
+    forms = _group_forms(data.get("instruction_groups") or [], dict(header.get("forms", {})),
+                         portset, extensions, model["arch"], path)
+    return PortModel(path=str(path), forms=forms, **model)
+
+
+def _inherited_header(parent: PortModel) -> dict:
+    """The header values and forms a file that ``extends`` ``parent`` starts from."""
+    header = {k: getattr(parent, k) for k in (
+        "ports", "divider_ports", "load_ports", "load_data_ports", "store_data_ports",
+        "store_address_ports", "simple_store_address_ports", "load_latency",
+        "store_forward_latency", "frontend_width", "rob_size", "line_split",
+        "code_block_bytes", "scheduler_size")}
+    header["forms"] = dict(parent.forms)
+    return header
+
+
+def _group_forms(groups: Any, forms: dict[str, FormEntry], portset: set[str],
+                 extensions: frozenset[str] | None, arch: str, path: Path
+                 ) -> dict[str, FormEntry]:
+    """``forms`` with the entries of the file's ``instruction_groups`` added."""
     if not isinstance(groups, list):
         raise KerncraftError(f"{path}: 'instruction_groups' must be a list")
     for gi, group in enumerate(groups):
@@ -400,11 +416,34 @@ def _build(path: Path, seen: set[str]) -> PortModel:
             raise KerncraftError(f"{path}: instruction_groups[{gi}] needs 'source' and 'forms'")
         for raw_key, spec in (group["forms"] or {}).items():
             where = f"{path}: instruction_groups[{gi}].forms['{raw_key}']"
-            template = _entry("", spec, str(group["source"]), portset, where)
+            template = decode_entry("", spec, str(group["source"]), portset, where)
             for key in expand_braces(str(raw_key)):
                 key = normalise_form_key(key)
-                forms[key] = _with_key(template, key)
-    return PortModel(path=str(path), forms=forms, **model)
+                _check_extensions(key, extensions, arch, where)
+                forms[key] = entry_with_key(template, key)
+    return forms
+
+
+def _core_extensions(data: Mapping[str, Any], inherited: frozenset[str] | None,
+                     path: Path) -> frozenset[str] | None:
+    """The file's ``extensions`` (levels expanded), else the inherited ones."""
+    if "extensions" not in data:
+        return inherited
+    names = data["extensions"]
+    if not isinstance(names, (list, tuple)):
+        raise KerncraftError(f"{path}: header field 'extensions' must be a list")
+    return expand_extensions(names, f"{path}: extensions")
+
+
+def _check_extensions(key: str, extensions: frozenset[str] | None, arch: str,
+                      where: str) -> None:
+    """A file's own form must be one its core can execute."""
+    if extensions is None:
+        return
+    missing = form_extensions(extensions_isa(extensions), key) - extensions
+    if missing:
+        raise KerncraftError(f"{where}: " + describe_missing(
+            key, arch, missing, "drop the form or name the extension under 'extensions'"))
 
 
 def _optional_int(header: Mapping[str, Any], key: str) -> int | None:
@@ -427,69 +466,3 @@ def _line_split(table: Any, ports: tuple[str, ...], path: Path, inherited: tuple
         raise KerncraftError(f"{path}: {exc}") from None
     replaced = {(c.kind, c.vector_bytes) for c in own}
     return own + tuple(c for c in inherited if (c.kind, c.vector_bytes) not in replaced)
-
-
-def _with_key(entry: FormEntry, key: str) -> FormEntry:
-    """Copy of a template entry (and its variants) under a concrete form key."""
-    new = object.__new__(FormEntry)
-    for name in FormEntry.__dataclass_fields__:
-        val = getattr(entry, name)
-        if name in ("same_reg", "complex_address") and val is not None:
-            val = _with_key(val, key)
-        object.__setattr__(new, name, key if name == "key" else val)
-    return new
-
-
-def _entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> FormEntry:
-    if not isinstance(spec, dict):
-        raise KerncraftError(f"{where}: entry must be a mapping")
-    unknown = set(spec) - _ENTRY_KEYS
-    if unknown:
-        raise KerncraftError(f"{where}: unknown fields {sorted(unknown)}")
-    uops = tuple(_uop(u, portset, where) for u in spec.get("uops") or ())
-    lat = spec.get("lat", spec.get("latency"))
-    tp = spec.get("tp", spec.get("throughput"))
-    if lat is None:
-        raise KerncraftError(f"{where}: 'lat' (latency) is missing")
-    mem_dest = spec.get("mem_dest")
-    if mem_dest not in (None, "rmw", "store"):
-        raise KerncraftError(f"{where}: mem_dest must be 'rmw' or 'store'")
-    bypass, lat_other = spec.get("bypass"), spec.get("lat_other")
-    if (bypass is None) != (lat_other is None):
-        raise KerncraftError(f"{where}: 'bypass' and 'lat_other' go together")
-    access = spec.get("access")
-    if access is not None and access not in _ACCESS:
-        raise KerncraftError(f"{where}: access must be one of {', '.join(_ACCESS)}")
-    src = str(spec.get("source", source))
-    variants = {}
-    for vname in ("same_reg", "complex_address"):
-        if vname in spec:
-            sub = dict(spec[vname])
-            sub.setdefault("tp", tp)
-            sub.setdefault("source", src)
-            variants[vname] = _entry(key, sub, src, portset, f"{where}.{vname}")
-    return FormEntry(key=key, uops=uops, latency=float(lat),
-                     throughput=None if tp is None else float(tp), source=src,
-                     mem_dest=mem_dest,
-                     load_latency=None if spec.get("load_lat") is None else float(spec["load_lat"]),
-                     bypass=None if bypass is None else str(bypass),
-                     latency_other=None if lat_other is None else float(lat_other),
-                     access=access, **variants)
-
-
-def _uop(spec: Any, portset: set[str], where: str) -> Uop | str:
-    if isinstance(spec, str):
-        if spec not in _PLACEHOLDERS:
-            raise KerncraftError(f"{where}: unknown uop placeholder '{spec}' (use {', '.join(_PLACEHOLDERS)})")
-        return spec
-    if isinstance(spec, (list, tuple)):
-        ports, cycles = spec, 1.0
-    elif isinstance(spec, dict):
-        ports, cycles = spec.get("ports", []), spec.get("cycles", 1.0)
-    else:
-        raise KerncraftError(f"{where}: malformed uop {spec!r}")
-    ports = [str(p) for p in ports]
-    bad = [p for p in ports if p not in portset]
-    if bad:
-        raise KerncraftError(f"{where}: unknown ports {bad}")
-    return Uop(frozenset(ports), float(cycles))

@@ -1,7 +1,7 @@
 """Reading a port-model database file: which file a database name means, the YAML
 (with a JSON copy in the disk cache keyed by the file's content), header lists, and
-the form keys of the table (brace expansion, normal spelling). The model built from
-it is :mod:`kerncraft.incore.database`.
+the form keys of the table (brace expansion, normal spelling) and its entries
+(:class:`FormEntry`). The model built from it is :mod:`kerncraft.incore.database`.
 
 >>> expand_braces("v{add|sub}pd x")
 ['vaddpd x', 'vsubpd x']
@@ -13,13 +13,17 @@ import itertools
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from kerncraft.diskstore import atomic_write, entry_path
+from kerncraft.diskstore import atomic_write, entry_path, mark_used
 from kerncraft.errors import KerncraftError
+from kerncraft.incore.model import Uop
 
 __all__ = ["DATABASE_DIR", "available_databases", "database_path", "read_database_yaml",
-           "header_list", "expand_braces", "form_key", "normalise_form_key"]
+           "header_list", "expand_braces", "form_key", "normalise_form_key", "FormEntry",
+           "PLACEHOLDERS", "decode_entry", "entry_with_key"]
 
 DATABASE_DIR = Path(__file__).with_name("databases")
 
@@ -53,7 +57,9 @@ def read_database_yaml(path: Path) -> dict:
     cache_file = entry_path("incore-db", f"{path.stem}-{digest}.json")
     if cache_file is not None:
         try:
-            return json.loads(cache_file.read_text())
+            data = json.loads(cache_file.read_text())
+            mark_used(cache_file)
+            return data
         except (OSError, ValueError):
             pass
     from ruamel.yaml import YAML
@@ -113,3 +119,100 @@ def normalise_form_key(key: str) -> str:
     (lower-case mnemonic, no blanks around the operand types)."""
     mnemonic, _, ops = key.strip().partition(" ")
     return form_key(mnemonic.lower(), tuple(t.strip() for t in ops.split(",") if t.strip()))
+
+
+# ------------------------------------------------------------------ table entries
+#: Uop placeholders a table entry may use instead of the header's load/store uops.
+PLACEHOLDERS = ("load", "store", "store_addr", "store_data")
+_ENTRY_KEYS = {"uops", "lat", "latency", "tp", "throughput", "source", "note",
+               "mem_dest", "same_reg", "complex_address", "load_lat", "bypass", "lat_other",
+               "access"}
+_ACCESS = ("load", "store", "load+store")
+
+
+@dataclass(frozen=True)
+class FormEntry:
+    """One table entry after YAML decoding (uops may contain placeholders)."""
+
+    key: str
+    uops: tuple[Uop | str, ...]
+    latency: float
+    throughput: float | None
+    source: str
+    mem_dest: str | None = None              # 'rmw' | 'store' | None (default rule)
+    load_latency: float | None = None        # overrides the class load latency
+    same_reg: "FormEntry | None" = None      # zero idiom / same-register variant
+    complex_address: "FormEntry | None" = None  # base+index+disp variant (lea)
+    bypass: str | None = None                # forwarding group: 'lat' holds inside it
+    latency_other: float | None = None       # latency to consumers outside the group
+    # 'load' | 'store' | 'load+store': the uops already hold the memory access (written
+    # out instead of placeholders, as a calibration does); the form still loads/stores
+    access: str | None = None
+
+
+def entry_with_key(entry: FormEntry, key: str) -> FormEntry:
+    """Copy of a template entry (and its variants) under a concrete form key."""
+    new = object.__new__(FormEntry)
+    for name in FormEntry.__dataclass_fields__:
+        val = getattr(entry, name)
+        if name in ("same_reg", "complex_address") and val is not None:
+            val = entry_with_key(val, key)
+        object.__setattr__(new, name, key if name == "key" else val)
+    return new
+
+
+def decode_entry(key: str, spec: Any, source: str, portset: set[str], where: str) -> FormEntry:
+    """The :class:`FormEntry` of one table entry ``spec`` (KerncraftError naming
+    ``where`` if malformed); ``portset``: the header's ports."""
+    if not isinstance(spec, dict):
+        raise KerncraftError(f"{where}: entry must be a mapping")
+    unknown = set(spec) - _ENTRY_KEYS
+    if unknown:
+        raise KerncraftError(f"{where}: unknown fields {sorted(unknown)}")
+    uops = tuple(_uop(u, portset, where) for u in spec.get("uops") or ())
+    lat = spec.get("lat", spec.get("latency"))
+    tp = spec.get("tp", spec.get("throughput"))
+    if lat is None:
+        raise KerncraftError(f"{where}: 'lat' (latency) is missing")
+    mem_dest = spec.get("mem_dest")
+    if mem_dest not in (None, "rmw", "store"):
+        raise KerncraftError(f"{where}: mem_dest must be 'rmw' or 'store'")
+    bypass, lat_other = spec.get("bypass"), spec.get("lat_other")
+    if (bypass is None) != (lat_other is None):
+        raise KerncraftError(f"{where}: 'bypass' and 'lat_other' go together")
+    access = spec.get("access")
+    if access is not None and access not in _ACCESS:
+        raise KerncraftError(f"{where}: access must be one of {', '.join(_ACCESS)}")
+    src = str(spec.get("source", source))
+    variants = {}
+    for vname in ("same_reg", "complex_address"):
+        if vname in spec:
+            sub = dict(spec[vname])
+            sub.setdefault("tp", tp)
+            sub.setdefault("source", src)
+            variants[vname] = decode_entry(key, sub, src, portset, f"{where}.{vname}")
+    return FormEntry(key=key, uops=uops, latency=float(lat),
+                     throughput=None if tp is None else float(tp), source=src,
+                     mem_dest=mem_dest,
+                     load_latency=None if spec.get("load_lat") is None else float(spec["load_lat"]),
+                     bypass=None if bypass is None else str(bypass),
+                     latency_other=None if lat_other is None else float(lat_other),
+                     access=access, **variants)
+
+
+def _uop(spec: Any, portset: set[str], where: str) -> Uop | str:
+    if isinstance(spec, str):
+        if spec not in PLACEHOLDERS:
+            raise KerncraftError(f"{where}: unknown uop placeholder '{spec}' (use {', '.join(PLACEHOLDERS)})")
+        return spec
+    if isinstance(spec, (list, tuple)):
+        ports, cycles = spec, 1.0
+    elif isinstance(spec, dict):
+        ports, cycles = spec.get("ports", []), spec.get("cycles", 1.0)
+    else:
+        raise KerncraftError(f"{where}: malformed uop {spec!r}")
+    ports = [str(p) for p in ports]
+    bad = [p for p in ports if p not in portset]
+    if bad:
+        raise KerncraftError(f"{where}: unknown ports {bad}")
+    return Uop(frozenset(ports), float(cycles))

@@ -13,7 +13,8 @@ from kerncraft.incore.model import AsmLine, DataFlow, Instruction
 
 __all__ = ["AssemblyParser", "InstructionDataflow", "isa_support"]
 
-#: ``parse(text, filename=None)``: one :class:`AsmLine` per line of assembly text.
+#: ``parse(text, filename=None)``: one :class:`AsmLine` per line of assembly text (the
+#: x86 parser also takes ``syntax='auto'|'att'|'intel'``).
 AssemblyParser = Callable[..., list[AsmLine]]
 #: The registers and memory an instruction reads and writes.
 InstructionDataflow = Callable[[Instruction], DataFlow]
@@ -28,8 +29,8 @@ def isa_support(isa: str) -> tuple[AssemblyParser, InstructionDataflow]:
             from kerncraft.incore.aarch64 import parser as a64_parser
             from kerncraft.incore.aarch64 import semantics as a64_sem
             return a64_parser.parse_aarch64, a64_sem.dataflow
-        from kerncraft.incore.x86.parser import parse_x86
         from kerncraft.incore.x86.semantics import dataflow as x86_dataflow
-        return parse_x86, x86_dataflow
+        from kerncraft.incore.x86.syntax import parse_x86_any   # AT&T, Intel, objdump
+        return parse_x86_any, x86_dataflow
     except ImportError as exc:
         raise AssemblyError(f"no assembly support for ISA {isa!r} ({exc})") from None

@@ -67,7 +67,8 @@ if TYPE_CHECKING:
 
 __all__ = ["VectorAccess", "SplitCost", "LineSplitRow", "LineSplitEstimate",
            "vector_access_profile", "split_fractions", "estimate_line_splits", "AccessSplit",
-           "port_cycles_with_splits", "is_contiguous_vector"]
+           "port_cycles_with_splits", "is_contiguous_vector", "AffineAccess", "KernelLayout",
+           "kernel_layout", "as_layout"]
 
 VECTOR_BYTES = {"xmm": 16, "ymm": 32, "zmm": 64}
 # Packed accesses (kerncraft.incore.x86.vectors.packed_access_bytes) that still move no
@@ -253,7 +254,72 @@ def _index_range(loop: Loop) -> range | None:
         return None
 
 
-def split_fractions(kernel: KernelModel, vector_bytes: int, line_size: int = 64
+@dataclass(frozen=True)
+class AffineAccess:
+    """One access of a bound kernel as plain numbers: its flattened index as integer
+    coefficients of the loop indices (outermost first) and a constant (``affine``:
+    None if the index is not of that form), and the loops it varies with (``free``)."""
+
+    array: str
+    kind: str
+    element_size: int
+    is_scalar: bool
+    affine: tuple[tuple[int, ...], int] | None
+    free: frozenset[int]
+
+
+@dataclass(frozen=True)
+class KernelLayout:
+    """What the line-split estimate and the row-overlap note read of a bound kernel, as
+    plain numbers: a -D point of a point plan (models/point_plan.py) builds one without
+    sympy; :func:`kernel_layout` builds it from a bound kernel."""
+
+    accesses: tuple[AffineAccess, ...]
+    ranges: tuple[range | None, ...]     # per loop; None: a bound is not a number
+    inner_step: int | None
+    inner_trips: int | None              # iterations of the innermost loop
+    # (write, read): the read's index this many elements behind the write's, when the
+    # difference is a number (same array; positions in ``accesses``)
+    lags: tuple[tuple[int, int, int], ...] = ()
+
+
+def kernel_layout(kernel: KernelModel) -> KernelLayout:
+    """The :class:`KernelLayout` of a bound kernel."""
+    loops = kernel.loops
+    symbols = [lp.symbol for lp in loops]
+    accesses = []
+    for acc in kernel.accesses:
+        array = kernel.arrays[acc.array]
+        free = acc.linear_index.free_symbols
+        accesses.append(AffineAccess(
+            acc.array, acc.kind, array.element_size, array.is_scalar,
+            _hashable(_affine(acc.linear_index, symbols)) if symbols else None,
+            frozenset(k for k, s in enumerate(symbols) if s in free)))
+    lags = []
+    for w, write in enumerate(kernel.accesses):
+        for r, read in enumerate(kernel.accesses):
+            if write.kind == "write" and read.kind != "write" and read.array == write.array:
+                lag = write.linear_index - read.linear_index
+                if lag.is_Integer:
+                    lags.append((w, r, int(lag)))
+    try:
+        trips = int(loops[-1].trip_count()) if loops else None
+    except (TypeError, ValueError):
+        trips = None
+    return KernelLayout(tuple(accesses), tuple(_index_range(lp) for lp in loops),
+                        loops[-1].step if loops else None, trips, tuple(lags))
+
+
+def _hashable(affine: tuple[list[int], int] | None) -> tuple[tuple[int, ...], int] | None:
+    return None if affine is None else (tuple(affine[0]), affine[1])
+
+
+def as_layout(kernel: KernelModel | KernelLayout) -> KernelLayout:
+    """``kernel`` as a :class:`KernelLayout` (a layout is returned as it is)."""
+    return kernel if isinstance(kernel, KernelLayout) else kernel_layout(kernel)
+
+
+def split_fractions(kernel: KernelModel | KernelLayout, vector_bytes: int, line_size: int = 64
                     ) -> tuple[float | None, float | None, bool]:
     """(reads, writes, exact): the shares of the kernel's vector reads and writes of
     ``vector_bytes`` that cross a ``line_size`` line, under the module's assumptions.
@@ -262,24 +328,23 @@ def split_fractions(kernel: KernelModel, vector_bytes: int, line_size: int = 64
     False when a loop bound was not a number and uniform start addresses were
     assumed instead.
     """
-    loops = kernel.loops
-    if not loops:
+    layout = as_layout(kernel)
+    ranges = layout.ranges
+    if not ranges:
         return None, None, True
-    symbols = [lp.symbol for lp in loops]
-    inner = loops[-1]
-    ranges = [_index_range(lp) for lp in loops]
-    exact = all(r is not None for r in ranges) and inner.step == 1
+    exact = all(r is not None for r in ranges) and layout.inner_step == 1
     shares: dict[str, list[float]] = {"read": [], "write": []}
     seen = set()
-    for acc in kernel.accesses:
-        array = kernel.arrays[acc.array]
-        if array.is_scalar or (acc.array, acc.kind, acc.linear_index) in seen:
+    for acc in layout.accesses:
+        # a bound index is affine or not at all, so (coefficients, constant) identify it
+        key = (acc.array, acc.kind, acc.affine if acc.affine is not None else id(acc))
+        if acc.is_scalar or key in seen:
             continue
-        seen.add((acc.array, acc.kind, acc.linear_index))
-        affine = _affine(acc.linear_index, symbols)
+        seen.add(key)
+        affine = acc.affine
         if affine is None or affine[0][-1] != 1:
             continue            # loop-invariant (in a register) or strided: no vector stream
-        element = array.element_size
+        element = acc.element_size
         if vector_bytes <= element:
             continue
         kind = "write" if acc.kind == "write" else "read"
@@ -323,12 +388,13 @@ def _one_period(values: range, step_bytes: int, line: int) -> range:
 
 # ------------------------------------------------------------------ costs
 
-def estimate_line_splits(kernel: KernelModel, profile: Sequence[VectorAccess],
+def estimate_line_splits(kernel: KernelModel | KernelLayout, profile: Sequence[VectorAccess],
                          costs: Sequence[SplitCost], line_size: int = 64
                          ) -> LineSplitEstimate | None:
     """Expected split accesses of the block and their extra cycles (None: no vectors)."""
     if not profile:
         return None
+    kernel = as_layout(kernel)      # once for every width
     table = {(c.kind, c.vector_bytes): c for c in costs}
     rows = []
     exact_all = True

@@ -12,6 +12,7 @@ reorder-buffer-sized window), are found without executing anything.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -399,47 +400,65 @@ def memory_dependencies(flows: Sequence[DataFlow], costs: Sequence[InstructionCo
     are taken as *no* alias, like ``restrict``.
     """
     accesses = memory_accesses(flows, instructions, isa)
-    stores = [a for a in accesses if a.kind == "store"]
-    if not stores:
+    stores = _StoreIndex([a for a in accesses if a.kind == "store"])
+    if not stores.buckets:
         return []
-    size = max(1, len(flows))
-    max_distance = max(1, (window or DEFAULT_WINDOW) // size)
+    max_distance = max(1, (window or DEFAULT_WINDOW) // max(1, len(flows)))
     found: list[MemoryDependency] = []
     for load in (a for a in accesses if a.kind == "load"):
-        # per store (youngest first): address difference and whether it can repeat
-        # across iterations (same known stride on both sides)
-        pairs = []
-        for store in reversed(stores):
-            delta = load.address - store.address
-            same_stride = load.stride is not None and load.stride == store.stride
-            if load.stride != store.stride and load.stride is not None \
-                    and store.stride is not None:
-                continue                     # the two streams cross at most once
-            if delta.is_const or (same_stride and not load.stride.is_const):
-                pairs.append((store, delta, same_stride))
-        dep = None
-        for d in range(max_distance + 1):
-            for store, delta, same_stride in pairs:
-                if d == 0:
-                    if store.instruction >= load.instruction:
-                        continue
-                elif not same_stride:
-                    continue
-                else:
-                    delta = delta + load.stride.scaled(d)   # type: ignore[union-attr]
-                if not delta.is_const:
-                    continue
-                overlaps, inside = _overlap(delta.const, load.width, store.width)
-                if overlaps:
-                    lat = _store_latency(flows[store.instruction],
-                                         costs[store.instruction]) + store_forward_latency
-                    dep = MemoryDependency(store.instruction, load.instruction, d,
-                                           memory_key(load.mem), delta.const, inside, float(lat))
-                    break
-            if dep is not None:
-                break
-        if dep is not None:
-            found.append(dep)
+        producer = stores.youngest_producer(load, max_distance)
+        if producer is not None:
+            store, d, offset, inside = producer
+            lat = _store_latency(flows[store.instruction],
+                                 costs[store.instruction]) + store_forward_latency
+            found.append(MemoryDependency(store.instruction, load.instruction, d,
+                                          memory_key(load.mem), offset, inside, float(lat)))
     return found
+
+
+class _StoreIndex:
+    """The body's stores grouped by the symbolic part of their address.
+
+    A load and a store ``d`` iterations back can only meet when the load's address
+    plus ``d`` strides has the store's symbolic terms (the rest is a constant byte
+    offset), so a load looks at one group per distance instead of every store: the
+    search is linear in the body, not quadratic (a 5,000-instruction spill chain).
+    """
+
+    def __init__(self, stores: Sequence[MemoryAccess]):
+        self.buckets: dict[tuple, list[MemoryAccess]] = {}
+        for store in stores:                       # program order within a bucket
+            self.buckets.setdefault(store.address.terms, []).append(store)
+        self.positions = {k: [s.instruction for s in v] for k, v in self.buckets.items()}
+
+    def youngest_producer(self, load: MemoryAccess, max_distance: int
+                          ) -> tuple[MemoryAccess, int, int, bool] | None:
+        """(store, distance, offset, forwarded) of the youngest earlier store in dynamic
+        order (same iteration before the load, then 1, 2, ... back) overlapping the load."""
+        for d in range(max_distance + 1):
+            if d == 0:
+                target = load.address
+            elif load.stride is None:
+                return None                        # not comparable across iterations
+            else:
+                target = load.address + load.stride.scaled(d)
+            bucket = self.buckets.get(target.terms)
+            if not bucket:
+                continue
+            last = (bisect.bisect_left(self.positions[target.terms], load.instruction)
+                    if d == 0 else len(bucket))
+            for position in range(last - 1, -1, -1):
+                store = bucket[position]
+                if d == 0:
+                    if (load.stride != store.stride and load.stride is not None
+                            and store.stride is not None):
+                        continue                   # the two streams cross at most once
+                elif store.stride != load.stride:
+                    continue
+                offset = target.const - store.address.const
+                overlaps, inside = _overlap(offset, load.width, store.width)
+                if overlaps:
+                    return store, d, offset, inside
+        return None
 
 

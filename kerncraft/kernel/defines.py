@@ -1,21 +1,32 @@
-"""-D constant bindings: ``-D KEY VALUE`` as in Kerncraft 0.8.
+"""-D constant bindings: ``-D KEY VALUE`` as in Kerncraft 0.8.18.
 
-VALUE is either a positive integer (``1000``) or a range
-``start-stop[:num[log[base]]]``:
+VALUE is a positive integer (``1000``) or a range ``start-stop[:num[log[base]]]``
+(Kerncraft's ``AppendStringRange``):
 
-* ``start-stop`` alone gives ``num = 10`` points;
-* points are spaced linearly between start and stop, both included, and
-  rounded to the nearest integer (``10-100:4`` -> 10, 40, 70, 100);
-* with ``log`` they are spaced geometrically (``1-1000:4log`` -> 1, 10, 100,
-  1000). ``logB`` names the base (``2-16:4log2``). Geometric spacing between two
-  fixed endpoints does not depend on the base, so the base only exists for
-  command-line compatibility; it is validated but changes no point;
-* duplicates produced by rounding are dropped, order kept.
+* ``start-stop`` alone is every integer from start to stop, both included
+  (``23-42`` -> 23, 24, ..., 42: 20 points);
+* ``start-stop:num`` is num points spaced linearly between start and stop, both
+  included (``10-100:4`` -> 10, 40, 70, 100);
+* ``start-stop:numlog`` spaces them geometrically (``1-1000:4log`` -> 1, 10, 100,
+  1000), ``logB`` in base B (``2-16:4log2``). Geometric spacing between two fixed
+  endpoints does not depend on the base; as in Kerncraft the base only enters the
+  floating-point arithmetic. Kerncraft's pattern also takes a colon before ``log``
+  and before the base (``10-100:4:log``, ``10-100:4log:2``); so do we;
+* points between the endpoints are rounded as Kerncraft rounds them (Python's
+  ``round``: a tie goes to the even integer, ``10-15:3`` -> 10, 12, 15); duplicates
+  that rounding produces are dropped, order kept (Kerncraft keeps them and runs
+  the point twice).
 
-Several -D options give the cartesian product of their values, first option
-slowest (:func:`expand_defines`). The key ``.`` gives a default for every
-constant of the kernel without an explicit -D (:func:`resolve_bindings`). A
-key given twice keeps the last value, as with repeated command-line options.
+Several -D options give the cartesian product of their values, first key
+slowest (:func:`expand_defines`). A key given more than once sweeps the values
+of all its options (``-D N 100 -D N 200`` -> N = 100 and 200), as in Kerncraft.
+The key ``.`` gives a default for every constant of the kernel without an
+explicit -D (:func:`resolve_bindings`). A key the kernel does not use is ignored
+(:func:`unused_define_keys` names them, so the command line can warn).
+
+The value ``0`` (``-D . 0``, Kerncraft's way to ask for the layer conditions in
+symbols) leaves the constant symbolic; only :func:`expand_defines` with
+``symbolic=True`` (the command line) accepts it, and only ``-p LC`` reports it.
 """
 from __future__ import annotations
 
@@ -31,12 +42,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from kerncraft.kernel.model import KernelModel
 
 DEFAULT_KEY = "."
-DEFAULT_POINTS = 10
+#: The -D value that leaves a constant symbolic (Kerncraft's ``-D . 0``).
+SYMBOLIC = 0
 
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+# Kerncraft's pattern allows a colon before 'log' and before the base as well
 _RANGE_RE = re.compile(
     r"^(?P<start>[+-]?\d+)-(?P<stop>[+-]?\d+)"
-    r"(?::(?P<num>[+-]?\d+)(?P<log>log(?P<base>\d*))?)?$")
+    r"(?::(?P<num>[+-]?\d+)(?P<log>:?log(?::?(?P<base>\d+))?)?)?$")
 
 
 @dataclass(frozen=True)
@@ -48,28 +61,33 @@ class Define:
     text: str = ""
 
 
-def parse_define(key: str, value: str) -> Define:
-    """Parse one -D binding; raise DefineError with a message naming the option."""
+def parse_define(key: str, value: str, symbolic: bool = False) -> Define:
+    """Parse one -D binding; raise DefineError with a message naming the option.
+    ``symbolic`` accepts the value 0 (:data:`SYMBOLIC`: the constant stays a symbol)."""
     if key != DEFAULT_KEY and not _KEY_RE.match(key or ""):
         raise DefineError(f"-D {key} {value}: '{key}' is not a valid constant name "
                           "(a C identifier, or '.' for the default of all constants)")
     text = value.strip()
     if re.fullmatch(r"[+-]?\d+", text):
+        if symbolic and int(text) == SYMBOLIC:
+            return Define(key, (SYMBOLIC,), value)
         return Define(key, (_positive(key, value, int(text), "value"),), value)
     match = _RANGE_RE.match(text)
     if match is None:
         raise DefineError(f"-D {key} {value}: value must be a positive integer or a range "
-                          "start-stop[:num[log[base]]], e.g. 1000, 10-100:4 or 1-1000:4log")
+                          "start-stop[:num[log[base]]], e.g. 1000, 23-42, 10-100:4 or "
+                          "1-1000:4log")
     start = _positive(key, value, int(match["start"]), "range start")
     stop = _positive(key, value, int(match["stop"]), "range stop")
     if stop < start:
         raise DefineError(f"-D {key} {value}: range stop {stop} is smaller than start {start}")
-    num = int(match["num"]) if match["num"] is not None else DEFAULT_POINTS
+    if match["num"] is None:        # every integer of the range
+        _check_range_size(key, value, stop - start + 1)
+        return Define(key, tuple(range(start, stop + 1)), value)
+    num = int(match["num"])
     if num < 1:
         raise DefineError(f"-D {key} {value}: number of points must be at least 1, got {num}")
-    if num > MAX_RANGE_POINTS:   # built eagerly: bound it before building
-        raise DefineError(f"-D {key} {value}: a range has at most {MAX_RANGE_POINTS:,} "
-                          f"points, got {num:,}")
+    _check_range_size(key, value, num)
     if match["log"] is not None:
         base = int(match["base"]) if match["base"] else 10
         if base < 2:
@@ -81,6 +99,12 @@ def parse_define(key: str, value: str) -> Define:
     return Define(key, tuple(dict.fromkeys(points)), value)
 
 
+def _check_range_size(key: str, value: str, count: int) -> None:
+    if count > MAX_RANGE_POINTS:   # built eagerly: bound it before building
+        raise DefineError(f"-D {key} {value}: a range has at most {MAX_RANGE_POINTS:,} "
+                          f"points, got {count:,}")
+
+
 def _positive(key: str, value: str, number: int, what: str) -> int:
     if number < 1:
         raise DefineError(f"-D {key} {value}: {what} {number} is not positive; constants "
@@ -88,41 +112,77 @@ def _positive(key: str, value: str, number: int, what: str) -> int:
     return number
 
 
-def _round(x: float) -> int:
-    """Round half up (Python's round() would round 2.5 to 2)."""
-    return int(math.floor(x + 0.5))
-
-
+# Both spacings compute each point as Kerncraft does (start plus i steps of one
+# float step, rounded by round()), so that a point on a .5 tie rounds the same way.
 def _linear_points(start: int, stop: int, num: int) -> list[int]:
-    if num == 1:
+    if num == 1:        # Kerncraft refuses num 1; the start is the natural answer
         return [start]
-    return [_round(start + k * (stop - start) / (num - 1)) for k in range(num)]
+    step = (stop - start) / (num - 1)
+    return [int(round(start + k * step)) for k in range(num)]
 
 
 def _log_points(start: int, stop: int, num: int, base: int) -> list[int]:
     if num == 1:
         return [start]
     lo, hi = math.log(start, base), math.log(stop, base)
-    inner = [_round(base ** (lo + k * (hi - lo) / (num - 1))) for k in range(1, num - 1)]
+    step = (hi - lo) / (num - 1)
+    inner = [int(round(base ** (lo + k * step))) for k in range(1, num - 1)]
     return [start, *inner, stop]   # exact endpoints despite floating-point logs
 
 
-def expand_defines(pairs: Iterable[tuple[str, str]],
-                   max_points: int | None = None) -> list[dict[str, int]]:
+def expand_defines(pairs: Iterable[tuple[str, str]], max_points: int | None = None,
+                   symbolic: bool = False) -> list[dict[str, int]]:
     """Cartesian product of all -D values, the first key varying slowest.
 
     ``[("N", "10-30:3"), ("M", "1-2:2")]`` gives N=10,M=1; N=10,M=2; N=20,M=1; ...
+    A key given again adds its values (``[("N", "100"), ("N", "200")]``: two points).
     No pairs give one empty point, so callers can always loop over the result.
     More than ``max_points`` points (default :data:`MAX_POINTS`, 10,000; the CLI's
     ``--max-points``) is refused before any is built (:func:`check_point_count`).
+    ``symbolic`` accepts the value 0 (see :func:`parse_define`).
     """
     values: dict[str, tuple[int, ...]] = {}
     for key, value in pairs:
-        define = parse_define(key, value)
-        values[define.key] = define.values
+        define = parse_define(key, value, symbolic)
+        values[define.key] = tuple(dict.fromkeys(values.get(define.key, ()) + define.values))
     check_point_count(values, MAX_POINTS if max_points is None else max_points)
     keys = list(values)
     return [dict(zip(keys, combo)) for combo in itertools.product(*values.values())]
+
+
+def unused_define_keys(constant_names: Iterable[str],
+                       pairs: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """The -D keys (in command-line order, once each) that name no constant of the
+    kernel; Kerncraft ignores them silently, we ignore them with a warning (a typo).
+
+    >>> unused_define_keys(["M", "N"], [("N", "10"), ("n", "5"), (".", "1"), ("n", "6")])
+    ('n',)
+    """
+    names = set(constant_names)
+    return tuple(dict.fromkeys(key for key, _ in pairs
+                               if key != DEFAULT_KEY and key not in names))
+
+
+def unused_define_warnings(constant_names: Iterable[str],
+                           pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """One warning per -D key the kernel does not use (:func:`unused_define_keys`).
+
+    >>> unused_define_warnings(["M", "N"], [("n", "5")])
+    ["-D n: the kernel has no constant 'n' (its constants: M, N); ignored"]
+    """
+    names = tuple(constant_names)
+    known = ", ".join(names) or "none"
+    return [f"-D {key}: the kernel has no constant '{key}' (its constants: {known}); ignored"
+            for key in unused_define_keys(names, pairs)]
+
+
+def symbolic_names(points: Iterable[Mapping[str, int]]) -> tuple[str, ...]:
+    """The keys some point leaves symbolic (value :data:`SYMBOLIC`), sorted.
+
+    >>> symbolic_names([{"N": 0, "M": 10}, {"N": 0, "M": 20}])
+    ('N',)
+    """
+    return tuple(sorted({k for p in points for k, v in p.items() if v == SYMBOLIC}))
 
 
 def resolve_bindings(kernel: "KernelModel",

@@ -92,6 +92,8 @@ class Array:
     dimensions: tuple[sympy.Expr, ...]   # sizes in elements, outermost first
     line: int | None = None
     col: int | None = None
+    # stores to it bypass the caches (``#pragma nontemporal``, kernel/nontemporal.py)
+    nontemporal: bool = False
 
     @property
     def is_scalar(self) -> bool:

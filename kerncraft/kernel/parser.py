@@ -212,9 +212,13 @@ class _KernelBuilder:
         if nest is None:
             raise KernelError("kernel contains no for loop; a kernel must be a loop nest",
                               SourceLocation(self.filename, 1, 1))
+        from kerncraft.kernel.nontemporal import mark_nontemporal
+
+        arrays = mark_nontemporal(self.arrays, self.accesses, self.pragmas, self.source,
+                                  self.filename)
         return KernelModel(
             filename=self.filename, source=self.source,
-            constants=tuple(self.constants.values()), arrays=dict(self.arrays),
+            constants=tuple(self.constants.values()), arrays=arrays,
             loops=tuple(self.loops), accesses=tuple(self.accesses),
             flops={op: self.flops[op] for op in _FLOP_ORDER if self.flops[op]},
             math_calls=dict(self.math_calls), pragmas=self.pragmas,

@@ -144,9 +144,15 @@ def _flops(kernel: KernelModel) -> str:
 
 
 def _pragmas(kernel: KernelModel) -> str:
-    if not kernel.pragmas:
-        return ""
-    return "ignored pragmas\n" + "\n".join(_wrap(p) for p in kernel.pragmas)
+    from kerncraft.kernel.nontemporal import is_nontemporal_pragma
+
+    ignored = [p for p in kernel.pragmas if not is_nontemporal_pragma(p)]
+    marked = [a.name for a in kernel.arrays.values() if a.nontemporal]
+    parts = ["ignored pragmas\n" + "\n".join(_wrap(p) for p in ignored)] if ignored else []
+    if marked:
+        parts.append(_wrap(f"stored non-temporally (#pragma nontemporal): {', '.join(marked)}",
+                           ""))
+    return "\n\n".join(parts)
 
 
 def _swaps(kernel: KernelModel) -> str:

@@ -15,13 +15,20 @@ from typing import Sequence
 
 from kerncraft.machinegen.capacities import Capacity, effective_capacity, fill_lines
 from kerncraft.machinegen.host_data import HostData
+from kerncraft.machinegen.osaca_ports import osaca_ecm_ports
 from kerncraft.measure.march import full_width_512
 from kerncraft.measure.streams import KERNELS
 from kerncraft.measure.topology import CacheInfo, HostTopology, flops_per_cycle, incore_ports
 from kerncraft.units import format_machine_size as size_text
 from kerncraft.version import __version__
 
-__all__ = ["render_machine_file"]
+#: The ``kerncraft version`` a machine file gets: the Kerncraft file format it follows, not
+#: our package version. Kerncraft 0.8.18 refuses a file unless MIN_SUPPORTED_VERSION
+#: ("0.8.3.dev0") <= the value <= its own version ("0.8.18"), compared as LooseVersions
+#: (kerncraft/machinemodel.py, MachineModel.__init__); our loader ignores the value.
+KERNCRAFT_FILE_FORMAT = "0.8.18"
+
+__all__ = ["render_machine_file", "KERNCRAFT_FILE_FORMAT"]
 
 
 def _bw(value: float) -> str:
@@ -149,7 +156,8 @@ def _clock_lines(data: HostData) -> list[str]:
 
 def _render_core(data: HostData) -> str:
     topo, uarch = data.topology, data.topology.uarch
-    lines = [f"kerncraft version: {__version__}",
+    lines = [f"kerncraft version: {KERNCRAFT_FILE_FORMAT}   # the Kerncraft machine-file "
+             "format (Kerncraft 0.8.18 loads 0.8.3.dev0 to 0.8.18)",
              f"model name: {_q(topo.model_name)}   # [detected]",
              f"model type: {_q(f'{uarch.name} ({uarch.core} core)')}   # "
              + ("[derived] from the ISA flags (see the header)" if uarch.identification else
@@ -172,9 +180,18 @@ def _render_core(data: HostData) -> str:
                       "load-data ports do not", "# overlap with cache transfers, all others do.",
                   "non-overlapping model:", "  ports:",
                   f"    kerncraft: [{', '.join(_q(p) for p in non_overlapping)}]",
+                  *_osaca_port_line(uarch.osaca, 1),
                   "overlapping model:", "  ports:",
-                  f"    kerncraft: [{', '.join(_q(p) for p in overlapping)}]"]
+                  f"    kerncraft: [{', '.join(_q(p) for p in overlapping)}]",
+                  *_osaca_port_line(uarch.osaca, 0)]
     return "\n".join(lines) + "\n"
+
+
+def _osaca_port_line(arch: str | None, which: int) -> list[str]:
+    """OSACA's ports of the split (0: overlapping, 1: non-overlapping), which Kerncraft
+    0.8.18's ECM reads by default (:mod:`kerncraft.machinegen.osaca_ports`)."""
+    ports = osaca_ecm_ports(arch)
+    return [] if ports is None else [f"    OSACA: [{', '.join(_q(p) for p in ports[which])}]"]
 
 
 def _incore_lines(data: HostData) -> list[str]:

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Mapping, Sequence
 
-from kerncraft.diskstore import cache_directory
+from kerncraft.diskstore import cache_directory, mark_used
 from kerncraft.errors import ToolError
 
 __all__ = [
@@ -219,7 +219,9 @@ def cached_executable(kind: str, compiler_path: str, flags: Sequence[str],
         key.update(b"\0\1")
     if any("native" in f for f in flags):
         key.update(host_cpu_fingerprint().encode())
-    return bench_cache_dir() / f"{kind}-{key.hexdigest()[:32]}"
+    target = bench_cache_dir() / f"{kind}-{key.hexdigest()[:32]}"
+    mark_used(target)       # a lookup is a use (no-op while it is not built yet)
+    return target
 
 
 @functools.lru_cache(maxsize=16)

@@ -156,6 +156,9 @@ def load(key: str) -> dict | None:
         return None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_VERSION or doc.get("key") != key:
         return None
+    from kerncraft.diskstore import mark_used
+
+    mark_used(path)
     return doc
 
 
@@ -229,6 +232,28 @@ class _Lazy:
     @property
     def cached(self) -> bool:
         return True
+
+    def __reduce__(self):
+        # Sent to another process (a sweep on an executor): the stored fields travel,
+        # the recomputation does not (it closes over this process's kernel and files);
+        # there a field that is not stored is an AttributeError naming the cause.
+        fields = {k: v for k, v in self.__dict__.items() if k not in ("_full_fn", "_full")}
+        return (_detached, (type(self), fields))
+
+
+def _not_stored(name: str):
+    def missing():
+        raise AttributeError(f"this in-core result came from another process and stores "
+                             f"only the fields the models use, not {name!r}")
+    return missing
+
+
+def _detached(cls: type, fields: Mapping[str, Any]) -> "_Lazy":
+    """A stand-in rebuilt from its stored fields (the counterpart of ``__reduce__``)."""
+    obj = cls.__new__(cls)
+    obj.__dict__.update(fields)
+    obj.__dict__["_full_fn"] = _not_stored(cls.__name__)
+    return obj
 
 
 class CachedSelection(_Lazy):

@@ -1,9 +1,9 @@
-"""Persistent cache of finished model reports, one entry per -D point.
+"""Persistent cache of finished model reports, one file of -D points per run.
 
 Why: a model run spends most of its time importing sympy and the kernel front
 end (pycparser), and on the symbolic analysis, although what it prints for a
 point depends only on its inputs. A repeated point is therefore read back from
-``<cache dir>/points/`` (see :mod:`kerncraft.diskstore`) as the text and the
+the run's points file below ``<cache dir>/points/`` (see :mod:`kerncraft.diskstore`) as the text and the
 ``--json`` data the cold run produced: a warm run imports neither sympy,
 networkx nor pycparser, and parses no YAML.
 
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from kerncraft.diskstore import atomic_write, cache_directory, entry_path
+from kerncraft.diskstore import (atomic_write, cache_directory, entry_path, mark_used,
+                                 note_written)
 
 if TYPE_CHECKING:
     from kerncraft.options import AnalysisOptions
@@ -46,10 +47,10 @@ __all__ = ["FORMAT_VERSION", "NO_REPORT_CACHE_ENV", "Manifest", "StoredPoint", "
            "enabled", "host_fingerprint",
            "load_manifest", "load_output", "load_point", "load_points", "output_key",
            "point_key", "run_key", "source_fingerprint", "store_manifest", "store_output",
-           "store_point", "tool_stamp"]
+           "store_point", "stored_points", "tool_stamp"]
 
 #: Bump when the stored documents change shape.
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]           # .../kerncraft
 #: Environment variable that turns off only the report caches of this module.
@@ -190,6 +191,7 @@ def _read(path: Path | None, run: str) -> dict | None:
         return None     # absent, or half-written by a crashed older version: a miss
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_VERSION or doc.get("run") != run:
         return None
+    mark_used(path)
     return doc
 
 
@@ -239,40 +241,94 @@ class StoredPoint:
     reports: tuple[tuple[str, str, Mapping[str, Any]], ...]
 
 
-def _point_path(run: str, manifest: Manifest, bindings: Mapping[str, int]) -> Path | None:
+def _points_path(run: str, manifest: Manifest) -> Path | None:
+    """One file holds every point of a run (JSON Lines, ``point key TAB document``):
+    a sweep of a thousand points is one entry, not a thousand files."""
     directory = _run_dir(run)
-    return directory / f"{manifest.digest}-{point_key(bindings)}.json" if directory else None
+    return directory / f"{manifest.digest}-points.jsonl" if directory else None
+
+
+def _stored_lines(path: Path | None, wanted: set[str]) -> dict[str, dict]:
+    """The documents of the ``wanted`` point keys in ``path`` (the last line of a key
+    wins; a torn or foreign line is a miss). Only wanted lines are parsed."""
+    if path is None:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found: dict[str, dict] = {}
+    for line in reversed(lines):
+        key, _tab, text = line.partition("\t")
+        if key not in wanted or key in found:
+            continue
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            continue        # torn by a crash: the point is a miss
+        if isinstance(doc, dict) and doc.get("format") == FORMAT_VERSION:
+            found[key] = doc
+    if found:
+        mark_used(path)
+    return found
+
+
+def _as_point(doc: Mapping[str, Any] | None, request: Mapping[str, int]) -> StoredPoint | None:
+    if doc is None or doc.get("bindings") != dict(request):
+        return None         # a different point with the same key (or a stale entry)
+    return StoredPoint(doc["point_bindings"], doc["summary"],
+                       tuple((m, text, data) for m, text, data in doc["reports"]))
 
 
 def load_point(run: str, manifest: Manifest, bindings: Mapping[str, int]
                ) -> StoredPoint | None:
     """The stored point, or None (miss, disabled, unreadable)."""
-    doc = _read(_point_path(run, manifest, bindings), run)
-    if doc is None or doc.get("bindings") != dict(bindings):
-        return None     # a different point with the same key prefix (or a stale entry)
-    return StoredPoint(doc["point_bindings"], doc["summary"],
-                       tuple((m, text, data) for m, text, data in doc["reports"]))
+    key = point_key(bindings)
+    return _as_point(_stored_lines(_points_path(run, manifest), {key}).get(key), bindings)
 
 
 def store_point(run: str, manifest: Manifest, point: StoredPoint,
                 request: Mapping[str, int]) -> bool:
-    """Store ``point`` under the -D values it was asked for (``request``)."""
-    return _write(_point_path(run, manifest, request), run,
-                  {"bindings": dict(request), "point_bindings": dict(point.bindings),
-                   "summary": point.summary,
-                   "reports": [list(r) for r in point.reports]})
+    """Store ``point`` under the -D values it was asked for (``request``): one line
+    appended in one write, so concurrent runs interleave whole lines."""
+    path = _points_path(run, manifest)
+    if path is None:
+        return False
+    try:
+        text = json.dumps({"format": FORMAT_VERSION, "bindings": dict(request),
+                           "point_bindings": dict(point.bindings), "summary": point.summary,
+                           "reports": [list(r) for r in point.reports]}, default=str)
+    except (TypeError, ValueError):
+        return False    # not representable (e.g. odd dict keys): this point is not cached
+    line = f"{point_key(request)}\t{text}\n".encode("utf-8", "surrogatepass")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    note_written(len(line))
+    return True
 
 
 def load_points(run: str, manifest: Manifest, requests: Iterable[Mapping[str, int]]
                 ) -> list[StoredPoint] | None:
-    """Every requested point, or None as soon as one is missing."""
-    points = []
-    for request in requests:
-        point = load_point(run, manifest, request)
-        if point is None:
-            return None
-        points.append(point)
-    return points
+    """Every requested point, or None as soon as one is missing (one read of the file)."""
+    points = stored_points(run, manifest, requests)
+    return None if any(p is None for p in points) else points
+
+
+def stored_points(run: str, manifest: Manifest, requests: Iterable[Mapping[str, int]]
+                  ) -> list[StoredPoint | None]:
+    """Each requested point or None where it is missing (one read of the file)."""
+    requests = list(requests)
+    keys = [point_key(r) for r in requests]
+    docs = _stored_lines(_points_path(run, manifest), set(keys))
+    return [_as_point(docs.get(key), request) for key, request in zip(keys, requests)]
 
 
 # ------------------------------------------------------------- whole outputs

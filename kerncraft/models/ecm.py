@@ -16,6 +16,7 @@ from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.incore_prediction import predict_incore
 from kerncraft.models.l1_stream import with_l1_stream_limit
 from kerncraft.models.memory_term import MemoryTerm, memory_term
+from kerncraft.models.nontemporal import nontemporal_choice
 from kerncraft.models.results import ECMCPUResult, ECMResult, ScalingRow
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.options import AnalysisOptions, as_options
@@ -101,24 +102,23 @@ def memory_penalty(machine, links) -> float:
             + links[-1].stores * memory.penalty_cycles_per_cacheline_store)
 
 
-def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], single_core,
+def _scaling_points(kernel, machine, incore, counts: list[int], traffic_of,
                     term: MemoryTerm):
     """(n, T_MEM(n), T_L3MEM,sat(n)) with the traffic of n active cores (see ecm_compose).
 
-    ``single_core`` is the one-core traffic the caller already has (with SIM a
-    prediction is a whole simulation, so it must not be repeated).
+    ``traffic_of(n)``: the traffic of n active cores, numbers only (the report's notes
+    come from the single-core traffic); asked once per distinct cache share, and never
+    for the first share, whose traffic the caller already has (with SIM a prediction is
+    a whole simulation, so it must not be repeated).
     """
-    traffic_by_share: dict[tuple[int, ...], object] = {_share_key(machine, 1): single_core}
+    traffic_by_share: dict[tuple[int, ...], object] = {}
     ecm_by_share: dict[tuple[int, ...], tuple[float, float]] = {}
     transfer_by_domains: dict[tuple, float] = {}
     points = []
     for n in counts:
         key = _share_key(machine, n)
         if key not in traffic_by_share:
-            # numbers only (the report's notes come from the single-core traffic), and
-            # the kernel was checked when the single-core traffic was predicted
-            traffic_by_share[key] = predict_traffic(kernel, machine, predictor, cores=n,
-                                                    notes=False, check=False)
+            traffic_by_share[key] = traffic_of(n)
         traffic = traffic_by_share[key]
         # one core's ECM time with the traffic of n active cores, and the memory
         # transfer at the saturated bandwidth of the NUMA domains n cores fill; core
@@ -137,6 +137,17 @@ def _scaling_points(kernel, machine, incore, predictor: str, counts: list[int], 
     return points
 
 
+def scaling_core_counts(machine, options) -> list[int]:
+    """The core counts of the scaling table (:func:`compute_ecm`)."""
+    numa, socket = _scaling_limits(machine)
+    return _scaling_core_counts(options.cache_predictor, options.cores, numa, socket)
+
+
+def share_key(machine, cores: int) -> tuple[int, ...]:
+    """The cache shares of ``cores`` active cores: equal keys, equal traffic."""
+    return _share_key(machine, cores)
+
+
 def compute_ecm(kernel, machine, options=None) -> ECMResult:
     """The ECM result of a bound kernel (see the module doc).
 
@@ -150,17 +161,34 @@ def compute_ecm(kernel, machine, options=None) -> ECMResult:
     from kerncraft.models.transfers import check_core_count
 
     options = as_options(options)
-    predictor, cores = options.cache_predictor, options.cores
-    check_core_count(machine, cores)   # the scaling table has a row per core
-    unit = options.unit or "cy/CL"
+    predictor = options.cache_predictor
+    check_core_count(machine, options.cores)   # the scaling table has a row per core
     incore = incore_for(kernel, machine, options)
-    traffic = predict_traffic(kernel, machine, predictor, cores=1)
+    # streamed stores: the option, the kernel's pragma, or the compiled loop's stores
+    nontemporal = nontemporal_choice(kernel, options.nontemporal_stores, incore)
+    traffic = predict_traffic(kernel, machine, predictor, cores=1, nontemporal=nontemporal)
+
+    def traffic_of(n: int):
+        # the kernel was checked when the single-core traffic was predicted
+        return predict_traffic(kernel, machine, predictor, cores=n, notes=False, check=False,
+                               nontemporal=nontemporal)
+    return ecm_from_incore(kernel, machine, options, incore, traffic, traffic_of)
+
+
+def ecm_from_incore(kernel, machine, options: AnalysisOptions, incore, traffic,
+                    traffic_of) -> ECMResult:
+    """The ECM result from the in-core prediction, the single-core ``traffic`` and
+    ``traffic_of(n)`` for n active cores (also what a point plan computes,
+    :mod:`kerncraft.models.point_plan`)."""
+    predictor, cores = options.cache_predictor, options.cores
+    unit = options.unit or "cy/CL"
     term = memory_term(machine)
     ecm, links, saturated, term = _ecm_for_traffic(kernel, machine, incore, traffic, term)
     numa, socket = _scaling_limits(machine)
-    table = scaling_table(_scaling_points(kernel, machine, incore, predictor,
-                                          _scaling_core_counts(predictor, cores, numa, socket),
-                                          traffic, term))
+    single = _share_key(machine, 1)
+    table = scaling_table(_scaling_points(
+        kernel, machine, incore, _scaling_core_counts(predictor, cores, numa, socket),
+        lambda n: traffic if _share_key(machine, n) == single else traffic_of(n), term))
     convert = lambda cy: convert_cycles(kernel, machine, traffic, cy, unit)  # noqa: E731
     rows = tuple(ScalingRow(p.cores, p.cycles_per_cl, convert(p.cycles_per_cl), p.memory_bound)
                  for p in table)

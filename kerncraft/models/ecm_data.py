@@ -7,6 +7,7 @@ predicted traffic (LC or SIM) and the machine's upstream throughputs; see
 from __future__ import annotations
 
 from kerncraft.cache.traffic import TrafficResult
+from kerncraft.models.nontemporal import nontemporal_choice
 from kerncraft.models.results import ECMDataResult
 from kerncraft.models.transfers import link_times, predict_traffic
 from kerncraft.options import as_options
@@ -31,8 +32,17 @@ def compute_ecm_data(kernel, machine, options=None) -> ECMDataResult:
     """
     options = as_options(options)
     predictor, cores = options.cache_predictor, options.cores
+    # it does not compile the loop: streamed stores only by option or pragma
+    nontemporal = nontemporal_choice(kernel, options.nontemporal_stores)
+    traffic = predict_traffic(kernel, machine, predictor, cores=cores, nontemporal=nontemporal)
+    return ecm_data_from_traffic(kernel, machine, options, traffic)
+
+
+def ecm_data_from_traffic(kernel, machine, options, traffic: TrafficResult) -> ECMDataResult:
+    """The ECMData result for the predicted ``traffic`` of ``options.cores`` cores (also
+    what a point plan computes, :mod:`kerncraft.models.point_plan`)."""
+    predictor, cores = options.cache_predictor, options.cores
     unit = options.unit or "cy/CL"
-    traffic = predict_traffic(kernel, machine, predictor, cores=cores)
     # the memory link at the saturated bandwidth of the NUMA domains the cores fill,
     # as the ECM model composes it (see kerncraft.models.ecm_compose)
     links = link_times(kernel, machine, traffic, cores=cores,

@@ -104,12 +104,30 @@ def port_cycles_with_splits(port_totals: Mapping[str, float], splits) -> dict[st
     return add_splits(port_totals, splits)
 
 
+#: llvm-mca 16's CPU name of a core, by the OSACA/kerncraft code a machine file names:
+#: a Kerncraft file names OSACA's model but often no LLVM-MCA entry (the published
+#: ThunderX2 file), and llvm-mca's own CPU is the same core.
+LLVM_MCA_CPUS = {"SNB": "sandybridge", "IVB": "ivybridge", "HSW": "haswell",
+                 "BDW": "broadwell", "SKX": "skylake-avx512", "CSX": "cascadelake",
+                 "ICL": "icelake-client", "ICX": "icelake-server", "SPR": "sapphirerapids",
+                 "ZEN": "znver1", "ZEN1": "znver1", "ZEN2": "znver2", "ZEN3": "znver3",
+                 "ZEN4": "znver4", "TX2": "thunderx2t99", "A64FX": "a64fx",
+                 "N1": "neoverse-n1", "V2": "neoverse-v2"}
+
+
 def tool_architecture(machine, tool: str) -> str:
-    """The machine file's ``in-core model`` entry for an external tool."""
+    """The machine file's ``in-core model`` entry for an external tool; for llvm-mca
+    without an entry, the CPU of the core the file's OSACA or kerncraft entry names
+    (:data:`LLVM_MCA_CPUS`)."""
     entries = dict(machine.in_core_model)
     for key, value in entries.items():
         if key.upper() == tool.upper():
             return str(value)
+    if tool.upper() == "LLVM-MCA":
+        for key in ("OSACA", "kerncraft"):
+            cpu = LLVM_MCA_CPUS.get(str(entries.get(key, "")).upper())
+            if cpu is not None:
+                return f"-mcpu={cpu}"
     example = "LLVM-MCA: -mcpu=cascadelake" if tool == "LLVM-MCA" else "OSACA: CSX"
     raise KerncraftError(f"machine file names no {tool} architecture under 'in-core model' "
                          f"(e.g. '{example}'); it has: "

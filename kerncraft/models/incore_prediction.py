@@ -116,6 +116,26 @@ class InCorePrediction:
         return data
 
 
+@dataclass(frozen=True)
+class InCoreBase:
+    """The part of an in-core prediction that a -D point changes only through the
+    literals of the generated C (:func:`stride_literals`): the compiled loop, its
+    analysis and the ports. A point plan keeps it (models/point_plan.py); the rest,
+    :func:`incore_at_point`, is arithmetic on the point's loop ranges and indices."""
+
+    label: str                     # database, or 'TOOL arch'
+    arch: str
+    database: str
+    compiler: str
+    flags: str
+    selection: Any
+    analysis: Any
+    non_overlapping_ports: tuple[str, ...]
+    tool: str                      # 'kerncraft' or an external tool
+    simulating: bool
+    calibration: Any
+    fixed_notes: tuple[str, ...]   # notes that do not depend on the point
+
 def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str | None = None,
                    asm_block: str | int = "auto", pointer_increment: str | int = "auto",
                    ignore_unknown: bool = False, iterations_per_cacheline: float,
@@ -124,20 +144,29 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
 
     ``incore_model`` is ``kerncraft`` (default), ``LLVM-MCA`` or ``OSACA``.
     """
-    from kerncraft.compilation.compiler import kernel_flags, select_compiler
     from kerncraft.kernel.binding import check_loops_run
 
     check_loops_run(kernel)   # an empty loop range has no iteration to analyse
+    base = incore_base(kernel, machine, compiler=compiler, flags=flags, asm_block=asm_block,
+                       pointer_increment=pointer_increment, ignore_unknown=ignore_unknown,
+                       incore_model=incore_model, aliasing=aliasing)
+    return incore_at_point(base, machine, iterations_per_cacheline, kernel)
+
+
+def incore_base(kernel, machine, *, compiler: str | None = None, flags: str | None = None,
+                asm_block: str | int = "auto", pointer_increment: str | int = "auto",
+                ignore_unknown: bool = False, incore_model: str = "kerncraft",
+                aliasing: str = "distinct") -> InCoreBase:
+    """The :class:`InCoreBase` of a bound kernel: compile it and analyse the loop."""
+    from kerncraft.compilation.compiler import kernel_flags, select_compiler
+
     simulating = incore_model == "kerncraft-sim"
     if simulating:
         incore_model = "kerncraft"
     if incore_model not in (None, "kerncraft"):
         from kerncraft.incore.backends import canonical_backend
     tool = "kerncraft" if incore_model in (None, "kerncraft") else canonical_backend(incore_model)
-    if tool == "kerncraft":
-        arch = resolve_database(machine)
-    else:
-        arch = tool_architecture(machine, tool)
+    arch = resolve_database(machine) if tool == "kerncraft" else tool_architecture(machine, tool)
     database, calibration = arch, None      # the machine file's calibration, if it names one
     if tool == "kerncraft":
         from kerncraft.incore.calibration import calibrated_database
@@ -153,22 +182,7 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
                                                  asm_block, pointer_increment, ignore_unknown,
                                                  tool, tool_id)
     nol = non_overlapping_ports(machine, tuple(ports), tool, database=database)
-    scale = iterations_per_cacheline / selection.iterations_per_asm_iteration
-    splits = None
-    if tool == "kerncraft":
-        from kerncraft.incore.linesplit import estimate_line_splits
-        splits = estimate_line_splits(kernel, getattr(analysis, "vector_accesses", ()),
-                                      getattr(analysis, "line_split_costs", ()),
-                                      machine.cacheline_size)
-    totals = port_cycles_with_splits(analysis.port_totals, splits)
-    busiest_nol, busiest_other = split_ports(totals, nol)
-    t_nol = busiest_nol * scale
-    bounds = {"port throughput": busiest_other * scale,
-              "loop-carried dependency": (analysis.lcd or 0.0) * scale,
-              "front end": (analysis.frontend or 0.0) * scale}
-    source = max(bounds, key=bounds.get)
-    notes = _model_notes(kernel, selection, analysis, bounds, source, t_nol, scale,
-                         arch) if tool == "kerncraft" else ()
+    notes: tuple[str, ...] = ()
     osaca_names = machine.non_overlapping_ports.get("OSACA")
     if tool == "kerncraft" and "kerncraft" not in machine.non_overlapping_ports \
             and osaca_names and tuple(osaca_names) != tuple(nol):
@@ -180,16 +194,54 @@ def predict_incore(kernel, machine, *, compiler: str | None = None, flags: str |
                   "overlap (--aliasing pointers, as Kerncraft does); the default lets the "
                   "compiler see separately allocated arrays",)
     label = arch if tool == "kerncraft" else f"{tool} {arch}"
+    return InCoreBase(label, arch, database, name, flag_text, selection, analysis, nol, tool,
+                      simulating, calibration, notes)
+
+
+def incore_at_point(base: InCoreBase, machine, iterations_per_cacheline: float,
+                    kernel) -> InCorePrediction:
+    """The in-core prediction at one -D point: line splits, bounds and notes from
+    ``kernel`` (a bound kernel, or its :class:`~kerncraft.incore.linesplit.KernelLayout`)."""
+    from kerncraft.incore.linesplit import as_layout
+
+    tool, selection, analysis = base.tool, base.selection, base.analysis
+    nol = base.non_overlapping_ports
+    scale = iterations_per_cacheline / selection.iterations_per_asm_iteration
+    layout = splits = None
+    if tool == "kerncraft":
+        from kerncraft.incore.linesplit import estimate_line_splits
+        if getattr(analysis, "vector_accesses", ()):
+            layout = as_layout(kernel)
+        splits = estimate_line_splits(layout, getattr(analysis, "vector_accesses", ()),
+                                      getattr(analysis, "line_split_costs", ()),
+                                      machine.cacheline_size)
+    totals = port_cycles_with_splits(analysis.port_totals, splits)
+    busiest_nol, busiest_other = split_ports(totals, nol)
+    t_nol = busiest_nol * scale
+    bounds = {"port throughput": busiest_other * scale,
+              "loop-carried dependency": (analysis.lcd or 0.0) * scale,
+              "front end": (analysis.frontend or 0.0) * scale}
+    source = max(bounds, key=bounds.get)
+    kernel = layout if layout is not None else kernel     # the layout, once per point
+    notes = _model_notes(kernel, selection, analysis, bounds, source, t_nol, scale,
+                         base.arch) if tool == "kerncraft" else ()
+    notes += base.fixed_notes
     simulated = None
-    if simulating:
+    if base.simulating:
         from kerncraft.models.row_overlap import row_length
-        simulated, note = _simulation(analysis, database, splits,
+        simulated, note = _simulation(analysis, base.database, splits,
                                        row_length(kernel, selection, analysis))
         bounds, source, tool = {"simulation": simulated * scale}, "simulation", "kerncraft-sim"
         notes = notes + (note,)
-    return InCorePrediction(label, name, flag_text, selection, analysis, iterations_per_cacheline,
-                            nol, bounds[source], t_nol, source, tool, splits, notes, simulated,
-                            calibration=calibration)
+    return InCorePrediction(base.label, base.compiler, base.flags, selection, analysis,
+                            iterations_per_cacheline, nol, bounds[source], t_nol, source, tool,
+                            splits, notes, simulated, calibration=base.calibration)
+
+
+def stride_literals(kernel) -> tuple[tuple[str, int], ...]:
+    """The constants of a bound kernel that became literals in its generated C (its
+    strides, with their values): a point with other values compiles other code."""
+    return _binding_key(kernel)
 
 
 _SIMULATIONS: dict[int, tuple[Any, float, str]] = {}
@@ -229,6 +281,8 @@ def _model_notes(kernel, selection, analysis, bounds: Mapping[str, float], sourc
     # cached with the analysis (memo/incore_analyses.py): reading the instructions here
     # would parse the assembly again on every warm run
     notes += [note for note in analysis.notes if note.startswith(_CALL_NOTE)]
+    from kerncraft.compilation.nontemporal import StoreScan   # light: no assembly parser
+    notes += [scan.note() for scan in [StoreScan.from_notes(analysis.notes)] if scan]
     return tuple(note for note in notes if note)
 
 
@@ -240,6 +294,17 @@ def _with_call_note(analysis, selection):
     import dataclasses
 
     note = _call_note(selection)
+    return dataclasses.replace(analysis, notes=analysis.notes + (note,)) if note else analysis
+
+
+def _with_store_note(analysis, selection, isa: str):
+    """The analysis with the loop's non-temporal stores among its notes, if it has any
+    (compilation/nontemporal.py: ``--nontemporal-stores auto`` follows them)."""
+    import dataclasses
+
+    from kerncraft.compilation.nontemporal import scan_stores
+
+    note = scan_stores(getattr(selection, "instructions", ()), isa).note()
     return dataclasses.replace(analysis, notes=analysis.notes + (note,)) if note else analysis
 
 
@@ -335,7 +400,8 @@ def _analyse_source(c_source: str, kernel_source: str, filename: str | None, lit
         return _full_analysis(assembly, kernel_source, filename, literals, arch, asm_block,
                               pointer_increment, ignore_unknown, tool, compiler)
 
-    cacheable = asm_block != "manual" and pointer_increment != "auto_with_manual_fallback"
+    cacheable = asm_block != "manual" and pointer_increment not in ("auto_with_manual_fallback",
+                                                                   "manual")
     key = None
     if cacheable and compiled.cache_path is not None:
         key = result_cache.result_key(
@@ -391,7 +457,8 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
     from kerncraft.incore.isa import isa_support
     from kerncraft.kernel.parser import parse_kernel
 
-    parse = isa_support(detect_isa(assembly))[0]       # x86 or AArch64 compiler output
+    isa = detect_isa(assembly)
+    parse = isa_support(isa)[0]       # x86 or AArch64 compiler output
     lines = parse(assembly, filename="<generated assembly>")
     kernel = parse_kernel(kernel_source, filename).bind(dict(literals), partial=True)
     selection = select_block(lines, kernel, block=asm_block, pointer_increment=pointer_increment)
@@ -403,11 +470,13 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
         if getattr(model, "code_block_bytes", None):
             analysis = _with_loop_layout(analysis, assembly, selection, compiler,
                                          model.code_block_bytes)
-        return selection, _with_call_note(analysis, selection), tuple(model.ports)
+        analysis = _with_store_note(_with_call_note(analysis, selection), selection, isa)
+        return selection, analysis, tuple(model.ports)
     from kerncraft.incore.backends import get_backend
 
     analysis = get_backend(tool).analyse(assembly, selection, arch,
                                          ignore_unknown=ignore_unknown)
+    analysis = _with_store_note(analysis, selection, isa)
     return selection, analysis, tuple(analysis.port_totals)
 
 

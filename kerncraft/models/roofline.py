@@ -70,6 +70,14 @@ def compute_roofline_flop(kernel, machine, options=None) -> RooflineResult:
         raise KerncraftError("FLOP/s is undefined for a kernel without floating-point "
                              "operations; use --unit It/s or cy/CL")
     traffic = predict_traffic(kernel, machine, predictor, cores=cores)
+    return roofline_flop_from_traffic(kernel, machine, options, traffic)
+
+
+def roofline_flop_from_traffic(kernel, machine, options, traffic) -> RooflineResult:
+    """The RooflineFLOP result for the predicted ``traffic`` of ``options.cores`` cores
+    (also what a point plan computes, :mod:`kerncraft.models.point_plan`)."""
+    predictor, cores = options.cache_predictor, options.cores
+    unit = _unit_for(kernel, options)
     levels = roofline_levels(kernel, machine, traffic, cores)
     precision = precision_of(kernel)
     peak = machine.peak_flops_per_cycle(precision) * cores

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kerncraft.incore.linesplit import KernelLayout, as_layout
+
 __all__ = ["row_overlap_note", "row_length", "MIN_ROWS_IN_ROB", "MIN_ROWS_TO_SIMULATE"]
 
 MIN_ROWS_IN_ROB = 0.25
@@ -34,42 +36,36 @@ def _restart_targets(kernel: Any) -> list[str] | None:
     and row-wise recurrences (``a[j][i]`` written, ``a[j][i-1]`` read: the compiler
     carries the value in a register along the row and loads it afresh at the row's
     start). None if a scalar is written (its chain may run through the whole nest) or
-    there is no such element."""
-    if len(kernel.loops) < 2:
+    there is no such element. ``kernel``: a bound kernel or its
+    :class:`~kerncraft.incore.linesplit.KernelLayout`."""
+    layout = as_layout(kernel)
+    if len(layout.ranges) < 2:
         return None
-    inner = kernel.loops[-1].symbol
-    outer = {lp.symbol for lp in kernel.loops[:-1]}
+    inner = len(layout.ranges) - 1
     targets = []
-    for acc in kernel.accesses:
+    for position, acc in enumerate(layout.accesses):
         if acc.kind != "write":
             continue
-        if kernel.arrays[acc.array].is_scalar:
+        if acc.is_scalar:
             return None
-        free = acc.linear_index.free_symbols
+        free = acc.free
         if inner in free:
-            if free & outer and _row_recurrence(kernel, acc):
+            if len(free) > 1 and _row_recurrence(layout, position):
                 targets.append(acc.array)
             continue
-        if not free & outer:
+        if not free:
             return None
         targets.append(acc.array)
     return sorted(set(targets)) or None
 
 
-def _row_recurrence(kernel: Any, write: Any) -> bool:
+def _row_recurrence(layout: KernelLayout, write: int) -> bool:
     """A read of the same array a constant number of elements behind ``write``, fewer
     than a row (an earlier iteration of the same row; ``a[j-1][i]`` is the row above)."""
-    try:
-        row = int(kernel.loops[-1].trip_count())
-    except (TypeError, ValueError):
+    row = layout.inner_trips
+    if row is None:
         return False
-    for acc in kernel.accesses:
-        if acc.kind == "write" or acc.array != write.array:
-            continue
-        lag = write.linear_index - acc.linear_index
-        if lag.is_Integer and 0 < int(lag) < row:
-            return True
-    return False
+    return any(w == write and 0 < lag < row for w, _, lag in layout.lags)
 
 
 MIN_ROWS_TO_SIMULATE = 0.1
@@ -83,11 +79,11 @@ def row_length(kernel: Any, selection: Any, analysis: Any = None) -> int | None:
     """Assembly iterations per row when the kernel's chain restarts with every row and
     the reorder buffer holds at least :data:`MIN_ROWS_TO_SIMULATE` of a row (for the
     simulation, ``-i kerncraft-sim``), else None."""
-    if not _restart_targets(kernel):
+    layout = as_layout(kernel)
+    if not _restart_targets(layout):
         return None
-    try:
-        trips = int(kernel.loops[-1].trip_count())
-    except (TypeError, ValueError):
+    trips = layout.inner_trips
+    if trips is None:
         return None
     rows = max(1, round(trips / selection.iterations_per_asm_iteration))
     uops = sum(getattr(analysis, "fused_uops", ()) or ())
@@ -104,14 +100,13 @@ def row_overlap_note(kernel: Any, selection: Any, analysis: Any, scale: float,
     ``scale`` converts cycles per assembly iteration into cy/CL; ``other_bound`` is
     the largest other in-core bound (port throughput, front end) in cy/CL.
     """
-    targets = _restart_targets(kernel)
+    layout = as_layout(kernel)
+    targets = _restart_targets(layout)
     lcd = getattr(analysis, "lcd", None)
     if not targets or not lcd:
         return None
-    inner = kernel.loops[-1]
-    try:
-        trips = int(inner.trip_count())
-    except (TypeError, ValueError):
+    trips = layout.inner_trips
+    if trips is None:
         return None
     asm_iterations = trips / selection.iterations_per_asm_iteration
     uops = sum(getattr(analysis, "fused_uops", ()) or ())

@@ -15,9 +15,18 @@ throughputs, compute the cycles each link needs per unit of work:
   (:func:`kerncraft.machine.bandwidth.saturated_bandwidth`), the Roofline model the
   bandwidth measured on ``cores`` cores
   (:func:`kerncraft.machine.bandwidth.select_bandwidth`).
+
+Non-temporal stores (``traffic.nontemporal``) reach memory without a write-allocate
+read, so a streamed copy moves 1 line read + 1 line written, the read/write balance
+of the *update* benchmark, not that of copy (2 read, with the allocate, + 1 written).
+The benchmarks of a machine file ran with ordinary stores, so the stream mix that
+picks one is the write-allocating mix with the same reads and writes at memory
+(:func:`nontemporal_stream_mix`): each streamed write-only array pairs with a
+read-only one into one read+write stream (copy -> update, triad -> daxpy).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,6 +34,7 @@ from kerncraft.cache.traffic import TrafficResult, transfer_volumes
 from kerncraft.errors import KerncraftError
 from kerncraft.machine.bandwidth import BandwidthChoice, saturated_bandwidth, select_bandwidth
 from kerncraft.machine.model import MachineModel
+from kerncraft.models.nontemporal import NontemporalChoice
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,27 @@ def kernel_stream_mix(kernel) -> tuple[int, int, int]:
     return len(reads - both), len(writes - both), len(both)
 
 
+def nontemporal_stream_mix(mix: tuple[int, int, int], streamed_writes: int
+                          ) -> tuple[int, int, int]:
+    """The nominal mix whose write-allocating traffic at memory equals that of ``mix``
+    with ``streamed_writes`` write-only arrays stored non-temporally (module doc).
+
+    >>> nontemporal_stream_mix((1, 1, 0), 1), nontemporal_stream_mix((3, 1, 0), 1)
+    ((0, 0, 1), (2, 0, 1))
+    """
+    reads, writes, read_writes = mix
+    paired = min(streamed_writes, reads, writes)
+    return reads - paired, writes - paired, read_writes + paired
+
+
+def _streamed_write_only(kernel, traffic: TrafficResult) -> int:
+    """How many write-only arrays of ``kernel`` the traffic stores non-temporally."""
+    if traffic.nontemporal is None:
+        return 0
+    read = {a.array for a in kernel.accesses if a.kind == "read"}
+    return sum(1 for name in traffic.nontemporal.arrays if name not in read)
+
+
 def _writes_allocate(machine: MachineModel) -> bool:
     return any(lvl.geometry.write_allocate for lvl in machine.cache_levels)
 
@@ -98,7 +129,8 @@ def link_times(kernel, machine: MachineModel, traffic: TrafficResult,
             duplex = upstream.duplex or "half-duplex"
             volume = link.total if duplex == "half-duplex" else max(link.loads, link.stores)
         else:
-            choice = _memory_bandwidth(kernel, machine, link.lower, cores, saturated_domains)
+            choice = _memory_bandwidth(kernel, machine, link.lower, cores, saturated_domains,
+                                       _streamed_write_only(kernel, traffic))
             bpc = choice.traffic_bandwidth(_writes_allocate(machine)) / machine.clock
             duplex = upstream.duplex or "half-duplex"
             volume = link.total
@@ -110,8 +142,10 @@ def link_times(kernel, machine: MachineModel, traffic: TrafficResult,
 
 
 def _memory_bandwidth(kernel, machine: MachineModel, level: str, cores: int,
-                      saturated_domains: int | None) -> BandwidthChoice:
-    reads, writes, read_writes = kernel_stream_mix(kernel)
+                      saturated_domains: int | None, streamed_writes: int = 0
+                      ) -> BandwidthChoice:
+    reads, writes, read_writes = nontemporal_stream_mix(kernel_stream_mix(kernel),
+                                                        streamed_writes)
     if reads + writes + read_writes == 0:
         reads = 1  # a kernel without array streams: any (load) bandwidth will do
     if saturated_domains is not None:
@@ -124,24 +158,43 @@ TrafficPredictor = Callable[..., TrafficResult]
 
 
 def predict_traffic(kernel, machine: MachineModel, predictor: str = "LC",
-                    cores: int = 1, notes: bool = True, check: bool = True) -> TrafficResult:
+                    cores: int = 1, notes: bool = True, check: bool = True,
+                    nontemporal: NontemporalChoice | None = None) -> TrafficResult:
     """Run the chosen data-traffic predictor ('LC' or 'SIM') on a bound kernel.
 
     More cores than the machine has is an error (a share of a cache per core is
     undefined beyond that, and the ECM scaling table would get a row per core).
+    ``nontemporal``: the arrays whose stores bypass the caches, and why
+    (:func:`kerncraft.models.nontemporal.nontemporal_choice`).
     """
     from kerncraft.kernel.binding import check_bound_kernel
 
     check_core_count(machine, cores)
     if check:       # False: the caller checked this kernel already (ECM scaling rows)
         check_bound_kernel(kernel)
+    streamed = nontemporal.arrays if nontemporal is not None else ()
     if predictor == "LC":
         from kerncraft.cache.layer_conditions import predict_traffic_lc
-        return predict_traffic_lc(kernel, machine, cores=cores, notes=notes)
-    if predictor == "SIM":
+        traffic = predict_traffic_lc(kernel, machine, cores=cores, notes=notes,
+                                     nontemporal=streamed)
+    elif predictor == "SIM":
         from kerncraft.cache.sim_predictor import predict_traffic_sim
-        return predict_traffic_sim(kernel, machine, cores=cores)
-    raise KerncraftError(f"unknown cache predictor {predictor!r} (choose LC or SIM)")
+        traffic = predict_traffic_sim(kernel, machine, cores=cores, nontemporal=streamed)
+    else:
+        raise KerncraftError(f"unknown cache predictor {predictor!r} (choose LC or SIM)")
+    return with_nontemporal(traffic, nontemporal, notes)
+
+
+def with_nontemporal(traffic: TrafficResult, nontemporal: NontemporalChoice | None,
+                     notes: bool = True) -> TrafficResult:
+    """``traffic`` with the reason (and, with ``notes``, the caveats) of the streamed
+    stores; also what a point plan applies (:mod:`kerncraft.models.point_plan`)."""
+    if nontemporal is None:
+        return traffic
+    traffic = traffic.with_nontemporal_reason(nontemporal.reason)
+    if nontemporal.notes and notes:
+        traffic = dataclasses.replace(traffic, notes=traffic.notes + nontemporal.notes)
+    return traffic
 
 
 def check_core_count(machine: MachineModel, cores: int) -> None:

@@ -15,6 +15,7 @@ kerncraft.errors.KerncraftError: --plot roofline.jpg: unsupported picture format
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,17 @@ def _legend_outside(ax, where: str = "lower center", ncols: int = 2) -> None:
                      frameon=False, handlelength=1.6, columnspacing=1.0)
 
 
+def _title(ax, title: str, width: int = 52) -> None:
+    """The title, broken after the kind ('ECM scaling:') when it would not fit the
+    column, the rest wrapped."""
+    if len(title) > width and ": " in title:
+        kind, rest = title.split(": ", 1)
+        title = kind + "\n" + textwrap.fill(rest, width)
+    elif len(title) > width:
+        title = textwrap.fill(title, width)
+    ax.set_title(title)
+
+
 def _decades(low: float, high: float) -> tuple[float, float]:
     return 10 ** math.floor(math.log10(low)), 10 ** math.ceil(math.log10(high))
 
@@ -102,36 +114,62 @@ def _roofline(ax, plot: RooflinePlot) -> None:
     x_lo, x_hi = _decades(min(p.intensity for p in plot.points) / 4,
                           max(p.intensity for p in plot.points) * 40)
     top = plot.compute or max(c.bandwidth * x_hi for c in plot.ceilings)
-    for colour, ceiling, shape in zip(OKABE_ITO, plot.ceilings, MARKERS):
+    y_lo = plot.performance / scale / 8
+    colour_of = dict(zip([c.level for c in plot.ceilings], OKABE_ITO))
+    shape_of = dict(zip([c.level for c in plot.ceilings], MARKERS))
+    for ceiling in plot.ceilings:
         knee = (plot.compute / ceiling.bandwidth) if plot.compute else None
         line_x = [x_lo] + ([knee] if knee and x_lo < knee < x_hi else []) + [x_hi]
         line_y = [min(x * ceiling.bandwidth, plot.compute or math.inf) / scale for x in line_x]
-        ax.plot(line_x, line_y, color=colour)
-        ax.plot([], [], color=colour, marker=shape, markerfacecolor="none", markersize=4,
-                label=ceiling.label)     # the legend: ceiling and the kernel's marker there
+        faint = {} if ceiling.traffic else {"linestyle": (0, (4, 2)), "alpha": 0.55}
+        ax.plot(line_x, line_y, color=colour_of[ceiling.level], **faint)
+        if ceiling.traffic:     # the legend: the level's roof and its marker on it
+            ax.plot([], [], color=colour_of[ceiling.level], marker=shape_of[ceiling.level],
+                    markerfacecolor="none", markersize=4, label=ceiling.label)
     if plot.compute:
         ax.axhline(plot.compute / scale, color="black", linestyle="--", linewidth=1,
                    label=plot.compute_label)
-    # levels with the same traffic share a point: hollow markers of falling size stay
-    # visible inside each other; the binding level's marker is filled
-    for i, (colour, point, shape) in enumerate(zip(OKABE_ITO, plot.points, MARKERS)):
-        ax.plot(point.intensity, point.performance / scale, marker=shape,
-                markersize=9 - 1.3 * i, color=colour, linestyle="none",
-                markerfacecolor=colour if point.binding else "none",
-                markeredgecolor="black" if point.binding else colour, markeredgewidth=1.1)
+    # each level's marker sits on its own roof at the kernel's intensity there (what
+    # that level alone allows), a dotted line down to the prediction: levels with
+    # the same intensity stay apart because their bandwidths differ
+    for point in plot.points:
+        roof = plot.roof_at(point) / scale
+        ax.plot([point.intensity] * 2, [plot.performance / scale, roof], color=GREY,
+                linestyle=":", linewidth=0.8)
+        ax.plot(point.intensity, roof, marker=shape_of[point.level], markersize=6.5,
+                color=colour_of[point.level], markerfacecolor="none", markeredgewidth=1.1,
+                linestyle="none", zorder=4)     # above the prediction: a ring around it
     binding = [p for p in plot.points if p.binding]
-    if binding:
-        p = binding[0]
-        ax.annotate(f"bound by {p.level}: {p.performance / scale:.3g} GFLOP/s",
-                    (p.intensity, p.performance / scale), xytext=(8, -12),
-                    textcoords="offset points", fontsize=6.5)
-    else:
-        ax.text(0.97, 0.04, f"bound by {plot.bottleneck}", transform=ax.transAxes,
-                fontsize=6.5, ha="right")
+    where = binding[0] if binding else min(plot.points, key=plot.roof_at)
+    name = binding[0].level if binding else plot.bottleneck
+    ax.plot(where.intensity, plot.performance / scale, marker="*", markersize=7,
+            color=VERMILLION, markeredgecolor="black", markeredgewidth=0.5, linestyle="none",
+            label=f"prediction, bound by {name}: {plot.performance / scale:.3g} GFLOP/s")
     ax.set(xscale="log", yscale="log", xlim=(x_lo, x_hi), xlabel=plot.x_label,
-           ylabel=plot.y_label, ylim=(plot.performance / scale / 8, top / scale * 2))
+           ylabel=plot.y_label, ylim=(y_lo, top / scale * 2))
     _legend_outside(ax)
-    ax.set_title(plot.title)
+    _title(ax, plot.title)
+    _label_roofs(ax, plot, x_lo, y_lo * scale, colour_of)
+
+
+def _label_roofs(ax, plot: RooflinePlot, x_lo: float, y_lo: float, colour_of) -> None:
+    """Each roof's name on the roof itself, parallel to it, near its visible left end
+    (the angle needs the final layout: it is computed after a layout pass)."""
+    ax.figure.draw_without_rendering()
+    scale = plot.y_scale
+    for ceiling in plot.ceilings:
+        x = max(x_lo, y_lo / ceiling.bandwidth) * 1.6
+        if plot.compute and x * ceiling.bandwidth > plot.compute:
+            continue            # its roof is the compute line here: the legend names it
+        (x0, y0), (x1, y1) = ax.transData.transform(
+            [(x, x * ceiling.bandwidth / scale), (x * 10, x * 10 * ceiling.bandwidth / scale)])
+        angle = math.atan2(y1 - y0, x1 - x0)
+        # 2.5 pt off the line, at right angles to it (above and to the left)
+        ax.annotate(ceiling.label, (x, x * ceiling.bandwidth / scale),
+                    xytext=(-2.5 * math.sin(angle), 2.5 * math.cos(angle)),
+                    textcoords="offset points", rotation=math.degrees(angle),
+                    rotation_mode="anchor", fontsize=5.5, color=colour_of[ceiling.level],
+                    alpha=1.0 if ceiling.traffic else 0.75)
 
 
 def _step_edges(xs: list[float]) -> list[float]:
@@ -177,7 +215,7 @@ def _ecm_sweep(ax, plot: ECMSweepPlot) -> None:
     ax.set(xscale="log", xlim=(edges[0], edges[-1]), ylim=(0, top), xlabel=plot.x_label,
            ylabel=plot.y_label)
     _legend_outside(ax, ncols=3)
-    ax.set_title(plot.title)
+    _title(ax, plot.title)
 
 
 def _scaling(ax, plot: ScalingPlot) -> None:
@@ -191,37 +229,61 @@ def _scaling(ax, plot: ScalingPlot) -> None:
     if memory:
         ax.plot(*zip(*memory), marker="o", markersize=3.5, color="white", linestyle="none",
                 markeredgecolor=VERMILLION, label="memory-bound")
+    top = max(values) * 1.3
+    for k, cores in enumerate(plot.numa_steps, 2):  # the next core opens NUMA domain k
+        ax.axvline(cores + 0.5, color="#009E73", linestyle="-.", linewidth=0.8)
+        ax.text(cores + 0.7, top * 0.98, f"NUMA domain {k}\nfrom {cores + 1} cores",
+                color="#00704F", fontsize=6, va="top")
     if plot.saturation is not None and plot.saturation in plot.cores:
         value = values[plot.cores.index(plot.saturation)]
         ax.axvline(plot.saturation, color=GREY, linestyle="--", linewidth=0.8)
         ax.annotate(f"saturation: {plot.saturation} cores", (plot.saturation, value),
                     xytext=(6, -16), textcoords="offset points", fontsize=6.5)
-    ax.set(xlabel=plot.x_label, ylabel=plot.y_label, ylim=(0, max(values) * 1.15),
+    elif plot.note and memory:
+        first = memory[0]
+        ax.annotate(textwrap.fill(plot.note, 30), first, xytext=(6, -10),
+                    textcoords="offset points", fontsize=6, va="top")
+    ax.set(xlabel=plot.x_label, ylabel=plot.y_label, ylim=(0, top),
            xlim=(0, max(plot.cores) + 1))
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.legend(loc="upper left", frameon=False)
-    ax.set_title(plot.title)
+    ax.legend(loc="lower right", frameon=False)
+    _title(ax, plot.title)
 
 
 def _ports(ax, plot: PortPressurePlot) -> None:
+    x = range(len(plot.ports))
+    splits = plot.split_cycles or (0.0,) * len(plot.ports)
+    base = [c - s for c, s in zip(plot.cycles, splits)]
     colours = [VERMILLION if p in plot.bottleneck else BLUE for p in plot.ports]
-    ax.bar(range(len(plot.ports)), plot.cycles, color=colours, width=0.7)
+    ax.bar(x, base, color=colours, width=0.7)
+    if any(splits):             # the line-split cycles on top, hatched: part of the bar
+        ax.bar(x, splits, bottom=base, color=colours, width=0.7, hatch="////",
+               edgecolor="white", linewidth=0, label="line splits")
     scale = max(list(plot.cycles) + [v for name, v in plot.bounds if name != "critical path"])
     top = scale * 2.2
-    styles = (("--", "black"), (":", "#009E73"), ("-.", "#CC79A7"))
-    for (name, value), (style, colour) in zip(plot.bounds, styles):
+    styles = {"LCD": ("--", "black"), "critical path": (":", "#009E73"),
+              "front end": ("-.", "#CC79A7"), "simulated": ((0, (5, 1, 1, 1)), "#56B4E9")}
+    for name, value in plot.bounds:
+        style, colour = styles.get(name, ("--", GREY))
+        binding = name in plot.binding_bounds
         label = f"{name} {value:.3g} cy"
         if value > top:         # a long latency chain would flatten the bars: name it only
             ax.plot([], [], linestyle=style, color=colour, label=f"{label} (off scale)")
             continue
-        ax.axhline(value, linestyle=style, color=colour, linewidth=1, label=label)
-    ax.bar([0], [0], color=VERMILLION, label="bottleneck " + ", ".join(plot.bottleneck))
-    ax.set_xticks(range(len(plot.ports)), plot.ports,
-                  rotation=90 if len(plot.ports) > 14 else 0)
+        ax.axhline(value, linestyle=style, color=VERMILLION if binding else colour,
+                   linewidth=2.0 if binding else 1, label=None if binding else label)
+    # the bottleneck as the report names it: ports (orange bars) or a bound (orange line)
+    if plot.bottleneck:
+        ax.bar([0], [0], color=VERMILLION, label=plot.binding_label)
+    else:
+        name = plot.binding_bounds[0] if plot.binding_bounds else ""
+        ax.plot([], [], color=VERMILLION, linewidth=2.0,
+                linestyle=styles.get(name, ("-", ""))[0], label=plot.binding_label)
+    ax.set_xticks(x, plot.ports, rotation=90 if len(plot.ports) > 14 else 0)
     ax.set(xlabel=plot.x_label, ylabel=plot.y_label, ylim=(0, top),
            xlim=(-0.6, len(plot.ports) - 0.4))
     ax.legend(loc="upper left", frameon=False)
-    ax.set_title(plot.title)
+    _title(ax, plot.title)
 
 
 def _validation(ax, plot: ValidationPlot) -> None:
@@ -237,7 +299,20 @@ def _validation(ax, plot: ValidationPlot) -> None:
         ax.plot([p.measured for p in points], [p.roofline for p in points], marker="s",
                 markersize=3.5, linestyle="none", color=colour, markerfacecolor="none",
                 markeredgewidth=0.8, label=f"{level} Roofline")
+    for point, text in plot.outlier_labels("ECM"):  # the ECM points farthest outside
+        # away from the diagonal, where the other points are: below-right of a point
+        # predicted too fast, above-left of one predicted too slow
+        below = point.ecm < point.measured
+        ax.annotate(text, (point.measured, point.ecm), xytext=(4, -4) if below else (-4, 4),
+                    textcoords="offset points", fontsize=5.5, color="#333333",
+                    ha="left" if below else "right", va="top" if below else "bottom")
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), xlabel=plot.x_label,
            ylabel=plot.y_label)
+    for axis in (ax.xaxis, ax.yaxis):       # 1-2-5 ticks with plain numbers, no minor labels
+        axis.set_major_locator(FixedLocator(plot.ticks))
+        axis.set_major_formatter(lambda value, _: f"{value:g}")
+        axis.set_minor_locator(NullLocator())
+        axis.set_minor_formatter(NullFormatter())
     _legend_outside(ax, ncols=3)
-    ax.set_title(plot.title)
+    _title(ax, plot.title)

@@ -51,11 +51,44 @@ class ValidationPlot:
         """How many points of ``model`` lie within the band."""
         return sum(abs(p.error(model)) <= self.band + 1e-12 for p in self.points)
 
+    def outlier_labels(self, model: str = "ECM", most: int = 6, near: float = 1.6
+                       ) -> tuple[tuple[ValidationPlotPoint, str], ...]:
+        """Labels of the worst points outside the band: (the point the label sits at,
+        'kernel L1, L2'). One label serves a kernel's points that lie within a factor
+        ``near`` of each other on both axes (they would cover each other's labels)."""
+        groups: list[list[ValidationPlotPoint]] = []
+        outside = sorted((p for p in self.points if abs(p.error(model)) > self.band + 1e-12),
+                         key=lambda p: -abs(p.error(model)))
+        for point in outside:
+            home = next((g for g in groups if g[0].kernel == point.kernel
+                         and _close(g[0], point, model, near)), None)
+            if home is not None:
+                home.append(point)
+            elif len(groups) < most:
+                groups.append([point])
+        order = {level: k for k, level in enumerate(self.levels)}
+        return tuple((g[0], f"{g[0].kernel} " + ", ".join(
+            sorted((p.level for p in g), key=order.get))) for g in groups)
+
+    @property
+    def ticks(self) -> tuple[float, ...]:
+        """Tick values of both log axes (1, 2, 5 x 10^k, fewer on a wide range)."""
+        from kerncraft.report.plotdata import log_ticks
+        return log_ticks(*self.limits)
+
     @property
     def limits(self) -> tuple[float, float]:
         """Common axis range (cy/CL) holding every measured and predicted value."""
         values = [v for p in self.points for v in (p.measured, p.ecm, p.roofline) if v > 0]
         return min(values) / 1.3, max(values) * 1.3
+
+
+def _close(a: ValidationPlotPoint, b: ValidationPlotPoint, model: str, factor: float) -> bool:
+    """Within ``factor`` of each other in measured and in ``model``'s prediction."""
+    def near(x: float, y: float) -> bool:
+        return max(x, y) <= factor * min(x, y)
+    predicted = (lambda p: p.ecm) if model == "ECM" else (lambda p: p.roofline)  # noqa: E731
+    return near(a.measured, b.measured) and near(predicted(a), predicted(b))
 
 
 def validation_plot(points: Iterable[Any], title: str = "prediction vs measurement") -> ValidationPlot:

@@ -22,7 +22,9 @@ from kerncraft.units import format_quantity
 
 __all__ = ["format_value", "format_result", "format_ecm", "format_ecm_cpu", "format_ecm_data",
            "format_roofline", "format_lc", "format_benchmark", "format_comparison",
-           "incore_lines", "backend_incore_lines", "ecm_notation", "ecm_prediction_notation"]
+           "incore_lines", "backend_incore_lines", "ecm_notation", "ecm_prediction_notation",
+           "nontemporal_lines",
+           "memory_bound_cores"]
 
 PREDICTOR_NAMES = {"LC": "layer conditions", "SIM": "cache simulation"}
 
@@ -170,15 +172,26 @@ def format_ecm(result: ECMResult, verbose: int = 0) -> str:
     if unit != "cy/CL":
         lines.append("{ " + " \u230b ".join(format_value(v, unit)
                                            for v in result.predictions_in_unit) + " }")
-    if result.saturation_cores is None:
+    if result.saturation_cores is None and any(row.memory_bound for row in result.scaling):
+        # the scaling rows use the traffic of n cores, whose shares of the shared last
+        # level shrink: the one-core statement alone would contradict the table
+        lines.append("does not saturate the memory interface on one core: no memory traffic "
+                     "at this size (one core's data stays in the caches), but each core's "
+                     f"share of the shared {result.links[-1].upper} shrinks as cores are "
+                     f"added, and the scaling below is memory-bound at "
+                     f"{memory_bound_cores(result)} cores")
+    elif result.saturation_cores is None:
         lines.append("does not saturate the memory interface: no memory traffic at this size "
                      "(one core's data stays in the caches)")
+    elif result.saturation_cores > result.numa_domain_cores:
+        lines.append(_unsaturated_line(result))
     else:
         lines.append(f"saturating at {result.saturation_cores} core(s) (T_MEM "
                      f"{ecm.memory_time:.2f} cy/CL / T_L3MEM at saturated bandwidth "
                      f"{result.saturated_memory_cycles:.2f} cy/CL)")
     lines += incore_lines(result.incore, verbose)
     lines += _memory_term_lines(result)
+    lines += nontemporal_lines(result.traffic)
     if ecm.penalty:
         memory = links[-1]
         lines.append(f"  T_penalty {ecm.penalty:.2f} cy/CL = {memory.loads:.2f} lines loaded and "
@@ -190,6 +203,51 @@ def format_ecm(result: ECMResult, verbose: int = 0) -> str:
     lines.append(f"prediction for {cores} core(s): {format_value(result.prediction, unit)}"
                  + (" per core group" if cores > 1 and unit in ("cy/CL", "cy/It") else ""))
     return "\n".join(lines)
+
+
+def _unsaturated_line(result: ECMResult) -> str:
+    """n_s = T_MEM / T_L3MEM,sat exceeds a NUMA domain's cores: no core count of the
+    machine saturates it (each domain has its own memory interface), so say that rather
+    than a core count the socket does not have."""
+    numa, socket = result.numa_domain_cores, result.socket_cores
+    ratio = (f"T_MEM {result.ecm.memory_time:.2f} cy/CL / T_L3MEM at saturated bandwidth "
+             f"{result.saturated_memory_cycles:.2f} cy/CL")
+    bound = [row.cores for row in result.scaling if row.memory_bound]
+    if bound:       # n cores' traffic (shrinking shares of shared caches) saturates it
+        return (f"does not saturate the memory interface with one core's traffic within a "
+                f"NUMA domain's {numa} cores ({ratio}: {result.saturation_cores} cores would); "
+                f"with the traffic of n cores the scaling below is memory-bound from "
+                f"{min(bound)} cores")
+    if numa == socket:
+        return (f"does not saturate the memory interface within the socket's {socket} cores "
+                f"({ratio}: {result.saturation_cores} cores would)")
+    return (f"does not saturate the memory interface within {socket} cores ({numa} per NUMA "
+            f"domain, each with its own memory interface; {ratio}: "
+            f"{result.saturation_cores} cores per domain would)")
+
+
+def memory_bound_cores(result: ECMResult) -> str:
+    """The core counts of the memory-bound rows of the scaling table, as ranges.
+
+    >>> from types import SimpleNamespace as Row
+    >>> memory_bound_cores(Row(scaling=[Row(cores=n, memory_bound=n in (3, 4, 5, 8))
+    ...                                 for n in range(1, 9)]))
+    '3-5, 8'
+    """
+    cores = [row.cores for row in result.scaling if row.memory_bound]
+    ranges: list[list[int]] = []
+    for n in cores:
+        if ranges and n == ranges[-1][1] + 1:
+            ranges[-1][1] = n
+        else:
+            ranges.append([n, n])
+    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in ranges)
+
+
+def nontemporal_lines(traffic) -> list[str]:
+    """The line naming the arrays stored non-temporally and why (none without them)."""
+    streamed = getattr(traffic, "nontemporal", None)
+    return [f"  {streamed.describe()}"] if streamed is not None else []
 
 
 def _memory_term_lines(result: ECMResult) -> list[str]:
@@ -263,6 +321,7 @@ def format_ecm_data(result: ECMDataResult, verbose: int = 0) -> str:
     for link in links:
         if link.bandwidth_choice is not None and verbose:
             lines.append(f"  memory bandwidth: {link.bandwidth_choice.explanation}")
+    lines += nontemporal_lines(result.traffic)
     lines += [f"  note: {note}" for note in result.traffic.notes]
     return "\n".join(lines)
 
@@ -338,6 +397,7 @@ def format_lc(result: LCResult, verbose: int = 0) -> str:
         src = ", ".join(f"{k} {v:.2f}" for k, v in lvl.load_sources) or "next level"
         lines.append(f"  {lvl.level:<6}{lvl.loads:>8.2f}{lvl.stores:>8.2f}{lvl.misses:>8.2f}"
                      f"{lvl.evictions:>8.2f}  {src}")
+    lines += nontemporal_lines(point.traffic)
     notes = [n for n in point.traffic.notes if not n.startswith("LC capacities")]
     if notes:
         lines.append("Notes:")

@@ -23,6 +23,14 @@ from kerncraft.memo.reports import enabled as pointcache_enabled
 CACHEABLE_INCORE = ("kerncraft", "kerncraft-sim")
 
 
+def asks_user(options) -> bool:
+    """Whether the run asks on the terminal (``--asm-block manual``, ``--pointer-increment
+    manual`` or ``auto_with_manual_fallback``): its reports depend on the answers, so
+    they are neither kept nor served from the point cache."""
+    return (options.asm_block == "manual"
+            or options.pointer_increment in ("manual", "auto_with_manual_fallback"))
+
+
 def point_label(bindings: Mapping[str, int]) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(bindings.items()))
 
@@ -43,15 +51,17 @@ def print_point(point: StoredPoint, count: int, out: TextIO) -> None:
     out.flush()         # a piped report grows point by point
 
 
-def write_documents(document: Mapping[str, Any], json_target: str | None, store: str | None,
+def write_documents(document: Mapping[str, Any], json_target: str | None, store: Any,
                     out: TextIO) -> None:
-    """``--json`` (``-``: the document alone on stdout) and ``--store`` of a run."""
-    from kerncraft.report.json import append_json_line, write_json
+    """``--json`` (``-``: the document alone on stdout) and ``--store`` of a run
+    (``store``: a file name for JSON Lines or a :class:`kerncraft.runner.store.PickleStore`)."""
+    from kerncraft.report.json import write_json
+    from kerncraft.runner.store import write_store
 
     if json_target:
         write_json(json_target, document, sys.stdout if json_target == "-" else out)
     if store:
-        append_json_line(store, document)
+        write_store(store, document)
 
 
 # -------------------------------------------------------------------- caching
@@ -73,7 +83,8 @@ def open_store(kernel, machine, models: Sequence[str], options) -> PointStore | 
     """The point store of this run, or None if its reports must not be kept:
     caching off, a kernel or machine not read from a file, an external analyzer."""
     if (not pointcache_enabled() or not kernel.source or not getattr(machine, "path", None)
-            or options.incore_model not in CACHEABLE_INCORE or kernel.bindings):
+            or options.incore_model not in CACHEABLE_INCORE or kernel.bindings
+            or asks_user(options)):
         return None
     from kerncraft.incore.calibration import calibration_bytes
     try:
@@ -88,6 +99,50 @@ def open_store(kernel, machine, models: Sequence[str], options) -> PointStore | 
     if load_manifest(run) != manifest:
         store_manifest(run, manifest)
     return PointStore(run, manifest)
+
+
+def point_plan(store: PointStore | None, kernel, machine, models: Sequence[str], options,
+               first: Mapping[str, int] | None = None):
+    """The run's point plan (:mod:`kerncraft.models.point_plan`): read back, or derived
+    now and kept; None when there is no store or the plan does not cover the run.
+    ``first``: a point of the run, whose compiled code an ECM plan keeps (a plan read
+    back gets it too if it has other code, and is kept again)."""
+    if store is None:
+        return None
+    from kerncraft.errors import KerncraftError
+    from kerncraft.memo.point_plans import load_plan, store_plan
+    from kerncraft.models.point_plan import build_plan, extend_plan
+
+    plan = load_plan(store.run)
+    try:
+        if plan is None:
+            plan = build_plan(kernel, machine, options, models, first)
+            if plan is not None:
+                store_plan(store.run, plan)
+        elif first is not None:
+            extended = extend_plan(plan, kernel, first)
+            if extended is not plan:
+                plan = extended
+                store_plan(store.run, plan)
+    except KerncraftError:
+        return None     # the points report it
+    return plan
+
+
+def planned_point(plan, values: Mapping[str, int]) -> StoredPoint | None:
+    """The point at ``values`` computed from ``plan`` (text and data as the full path
+    makes them), or None when the full path must compute it."""
+    from kerncraft.models.point_plan import plan_results
+    from kerncraft.report.json import finite_or_null
+    from kerncraft.report.text import format_result
+
+    planned = plan_results(plan, values)
+    if planned is None:
+        return None
+    bindings, results = planned
+    return StoredPoint(bindings, None, tuple(
+        (model, format_result(result, plan.options.verbose), finite_or_null(result.to_dict()))
+        for model, result in results))
 
 
 def stored_form(bindings: Mapping[str, int], summary: str | None,

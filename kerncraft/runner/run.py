@@ -51,7 +51,7 @@ def model_report(name: str, kernel, machine, options) -> ModelReport:
 def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
                options, out: TextIO | None = None, json_target: str | None = None,
                on_point: Callable[[Any, Sequence[ModelReport]], None] | None = None,
-               store: str | None = None, jobs: int = 1) -> int:
+               store: str | None = None, jobs: int = 1, executor=None) -> int:
     """Run every model for every -D point, print reports, write JSON if asked.
 
     ``models``: names of the table (:data:`kerncraft.runner.table.MODELS`).
@@ -61,6 +61,9 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     ``store``: a file the run's JSON document is appended to as one line (``--store``).
     ``jobs``: points computed in parallel processes (not with ``on_point`` or a
     model that measures, which need the typed results or a quiet machine).
+    ``executor``: a :class:`concurrent.futures.Executor` (e.g. a Dask cluster's) the
+    points are computed on instead (:mod:`kerncraft.runner.scatter`); a failing
+    point is reported at its place and the others are kept.
 
     A point computed before with the same inputs is read back from
     :mod:`kerncraft.memo.reports` instead (not with ``on_point`` or a measuring model).
@@ -79,7 +82,8 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     if on_point is not None or measuring:
         json_points = _run_typed(models, kernel, machine, bindings, options, out, on_point)
     else:
-        json_points = _run_cached(models, kernel, machine, bindings, options, out, jobs)
+        json_points = _run_cached(models, kernel, machine, bindings, options, out, jobs,
+                                  executor)
     write_documents(cli_document(kernel.filename, machine.path, json_points), json_target,
                     store, out)
     return 0
@@ -118,19 +122,44 @@ def _run_typed(models, kernel, machine, bindings, options, out, on_point) -> lis
     return json_points
 
 
-def _run_cached(models, kernel, machine, bindings, options, out, jobs: int) -> list[dict]:
+def compute_stored_point(task, values: Mapping[str, int]):
+    """One point of a run, computed from a :class:`~kerncraft.runner.scatter.PointTask`
+    (in a worker of an executor: the kernel and machine are parsed there, once)."""
+    from kerncraft.kernel.summary import format_kernel_summary
+    from kerncraft.runner.points import stored_form
+    from kerncraft.runner.scatter import loaded
+
+    kernel, machine = loaded(task.kernel_source, task.kernel_filename, task.machine_path)
+    bound = kernel.bind(values)
+    summary = format_kernel_summary(bound) if task.options.verbose else None
+    return stored_form(bound.bindings, summary,
+                       [model_report(m, bound, machine, task.options) for m in task.models])
+
+
+def _run_cached(models, kernel, machine, bindings, options, out, jobs: int,
+                executor=None) -> list[dict]:
     """Predicting models: each point from the point cache, else computed (and kept)."""
-    from kerncraft.runner.points import (Progress, open_store, parallel_points, print_header,
-                                         print_point, stored_form)
+    from kerncraft.runner.points import (Progress, open_store, parallel_points, planned_point,
+                                         point_plan, print_header, print_point, stored_form)
     from kerncraft.report.json import point_document
 
     store = open_store(kernel, machine, tuple(models), options)
     stored = [store.load(values) if store is not None else None for values in bindings]
+    missing = [values for values, hit in zip(bindings, stored) if hit is None]
+    plan = point_plan(store, kernel, machine, tuple(models), options,
+                      missing[0] if missing else None) if missing else None
     count = len(bindings)
 
     def compute(values: Mapping[str, int], printing: bool = False):
         from kerncraft.kernel.summary import format_kernel_summary
 
+        point = planned_point(plan, values) if plan is not None else None
+        if point is not None:       # arithmetic only (models/point_plan.py)
+            if printing:
+                print_header(point.bindings, count, out)
+            if store is not None:
+                store.store(point, values)
+            return point
         bound = kernel.bind(values)
         if printing:        # header first: an error at this point comes after it
             print_header(bound.bindings, count, out)
@@ -144,8 +173,11 @@ def _run_cached(models, kernel, machine, bindings, options, out, jobs: int) -> l
         return point
 
     todo = [values for values, hit in zip(bindings, stored) if hit is None]
-    computed = iter(parallel_points(compute, todo, jobs) if jobs > 1 and len(todo) > 1 else ())
     progress = Progress(len(todo))
+    if executor is not None and todo:
+        return _run_on_executor(models, kernel, machine, bindings, stored, options, out,
+                                executor, store, progress)
+    computed = iter(parallel_points(compute, todo, jobs) if jobs > 1 and len(todo) > 1 else ())
     json_points = []
     for values, point in zip(bindings, stored):
         if point is not None:
@@ -165,4 +197,43 @@ def _run_cached(models, kernel, machine, bindings, options, out, jobs: int) -> l
                 print_point(point, count, out)
             progress.tick()
         json_points.append(point_document(point.bindings, {m: d for m, _, d in point.reports}))
+    return json_points
+
+
+def _run_on_executor(models, kernel, machine, bindings, stored, options, out, executor,
+                     store, progress) -> list[dict]:
+    """The points not stored, computed on ``executor``; printed in order as they come.
+    A failing point prints its header and its error (stderr) and the run goes on; at
+    the end a :class:`~kerncraft.runner.scatter.SweepError` names the failures (the
+    JSON document is not written then: the command line exits with the error)."""
+    from kerncraft.report.json import point_document
+    from kerncraft.runner.points import print_header, print_point
+    from kerncraft.runner.scatter import PointTask, SweepError, executor_outcomes, point_label
+
+    from kerncraft.errors import KerncraftError
+
+    if not kernel.source or not getattr(machine, "path", None):
+        raise KerncraftError("points computed elsewhere need a kernel and a machine "
+                             "read from files")
+    task = PointTask(kernel.source, kernel.filename, machine.path, tuple(models), options)
+    todo = [(values, (task, values)) for values, hit in zip(bindings, stored) if hit is None]
+    outcomes = executor_outcomes(compute_stored_point, todo, executor,
+                                 on_complete=lambda _outcome: progress.tick())
+    json_points, failures, count = [], [], len(bindings)
+    for values, point in zip(bindings, stored):
+        if point is None:
+            outcome = next(outcomes)
+            if not outcome.ok:
+                print_header(values, count, out)
+                print(f"kerncraft: point {point_label(values)} failed: {outcome.error}"
+                      + (f"\n{outcome.trace}" if outcome.trace else ""), file=sys.stderr)
+                failures.append(outcome)
+                continue
+            point = outcome.value
+            if store is not None:
+                store.store(point, values)
+        print_point(point, count, out)
+        json_points.append(point_document(point.bindings, {m: d for m, _, d in point.reports}))
+    if failures:
+        raise SweepError(failures, json_points, count)
     return json_points

@@ -95,12 +95,15 @@ def _benchmark(kernel, machine, options: AnalysisOptions) -> "BenchmarkResult":
     ``likwid``."""
     from kerncraft.benchmark.kernel_run import run_benchmark
 
+    # Kerncraft's --iterations: the repetition count the measurement starts from
+    first = {"repetitions": options.iterations} if options.iterations else {}
     result = run_benchmark(kernel, machine, cores=options.cores, compiler=options.compiler,
                            flags=options.compiler_flags, predictor=options.cache_predictor,
                            aliasing=options.aliasing,
                            min_time=_env_number("KERNCRAFT_BENCH_MIN_TIME", 0.2),
                            repeats=_env_number("KERNCRAFT_BENCH_REPEATS", 3, int),
-                           backend=os.environ.get("KERNCRAFT_BENCH_BACKEND", "auto") or "auto")
+                           backend=os.environ.get("KERNCRAFT_BENCH_BACKEND", "auto") or "auto",
+                           **first)
     return dataclasses.replace(result, unit=options.unit or "cy/CL")
 
 

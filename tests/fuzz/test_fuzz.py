@@ -3,6 +3,7 @@ end with exit code 0 or 2, no traceback, located errors, finite positive
 predictions and in bounded time. The long run is documented in runner.py."""
 from __future__ import annotations
 
+import pytest
 
 from fuzz.corpus import cases
 from fuzz.runner import run, summary
@@ -21,6 +22,7 @@ def test_corpus_is_a_pure_function_of_the_seed():
 HANG_SECONDS = 300
 
 
+@pytest.mark.slow
 def test_short_run_of_300_inputs_has_no_findings():
     outcomes, _ = run(seed=15, count=300, seconds=HANG_SECONDS)
     findings = [(o.index, o.problems) for o in outcomes if o.problems]
@@ -28,12 +30,14 @@ def test_short_run_of_300_inputs_has_no_findings():
     assert {o.code for o in outcomes} == {0, 2}
 
 
+@pytest.mark.slow
 def test_a_few_compiling_inputs_have_no_findings():
     outcomes, chosen = run(seed=15, count=6, seconds=2 * HANG_SECONDS, compile_share=1.0)
     assert {case.argv[1] for case in chosen} <= {"ECM", "ECMCPU"}
     assert [(o.index, o.problems) for o in outcomes if o.problems] == [], summary(outcomes)
 
 
+@pytest.mark.slow
 def test_short_run_of_mutated_assembly_has_no_findings():
     """kerncraft-incore on 300 mutated assembly files (tests/fuzz/asm_fuzz.py): exit 0 or
     2, no traceback, finite non-negative --json numbers, within 10 s each."""

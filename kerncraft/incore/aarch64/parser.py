@@ -41,7 +41,7 @@ from kerncraft.incore.aarch64 import operands as ops
 from kerncraft.incore.aarch64 import tables as T
 from kerncraft.incore.aarch64.operands import A64Register, Condition, Shift
 from kerncraft.incore.model import AsmLine, Immediate, Instruction, Label, Memory
-from kerncraft.incore.asmtext import split_top_level, unquoted
+from kerncraft.incore.asmtext import BlockComments, split_top_level, unquoted
 
 __all__ = ["parse_aarch64", "parse_operand", "detect_isa", "instructions", "operand_kind"]
 
@@ -279,35 +279,7 @@ def _find_comment(code: str) -> int:
     return next((i for i, ch in unquoted(code) if ch == "/" and code.startswith("//", i)), -1)
 
 
-class _BlockComments:
-    """Removes ``/* ... */`` comments, which may span lines."""
-
-    def __init__(self) -> None:
-        self.open = False
-
-    def strip(self, line: str) -> tuple[str, list[str]]:
-        out: list[str] = []
-        comments: list[str] = []
-        rest = line
-        while rest:
-            if self.open:
-                end = rest.find("*/")
-                if end < 0:
-                    comments.append(rest.strip())
-                    return "".join(out), comments
-                comments.append(rest[:end].strip())
-                rest, self.open = rest[end + 2:], False
-            start = rest.find("/*")
-            line_comment = _find_comment(rest)
-            if start < 0 or 0 <= line_comment < start:
-                out.append(rest)
-                break
-            out.append(rest[:start] + " ")
-            rest, self.open = rest[start + 2:], True
-        return "".join(out), comments
-
-
-def _split_comment(raw: str, block: _BlockComments) -> tuple[str, str | None]:
+def _split_comment(raw: str, block: BlockComments) -> tuple[str, str | None]:
     code, comments = raw, []
     if block.open or "/*" in raw:
         code, comments = block.strip(raw)
@@ -328,7 +300,7 @@ def _parse_directive(statement: str) -> tuple[str, tuple[str, ...]]:
     return parts[0].lower(), tuple(split_top_level(args)) if args else ()
 
 
-def _parse_line(raw: str, line_number: int, block: _BlockComments) -> AsmLine:
+def _parse_line(raw: str, line_number: int, block: BlockComments) -> AsmLine:
     text = raw.strip()
     code, comment = _split_comment(raw, block)
     label = None
@@ -363,7 +335,7 @@ def parse_aarch64(text: str, filename: str | None = None) -> list[AsmLine]:
     numbers and marker comments survive. Raises :class:`AssemblyError` with
     ``file:line`` on a line that is not valid AArch64 GNU syntax.
     """
-    block = _BlockComments()
+    block = BlockComments(_find_comment)
     result: list[AsmLine] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         try:

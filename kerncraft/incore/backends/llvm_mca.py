@@ -26,6 +26,10 @@ iteration):
   and rejected: it marks resource interference as loop-carried too);
 * critical path: not computed by llvm-mca (None).
 
+AArch64 blocks (detected from the assembly) get ``-mtriple=aarch64`` unless the
+entry names a target (``-mtriple=``, ``-march=``): llvm-mca otherwise assumes the
+host's target and refuses ``-mcpu=thunderx2t99``.
+
 Detection: ``$KERNCRAFT_LLVM_MCA``, else ``llvm-mca`` on PATH, else the
 highest ``llvm-mca-N``.
 """
@@ -66,19 +70,34 @@ def arch_arguments(arch: str) -> list[str]:
     return [a if a.startswith("-") else f"-mcpu={a}" for a in args]
 
 
-def command(path: str, arch: str, iterations: int) -> list[str]:
-    return [path, *arch_arguments(arch), f"-iterations={iterations}", "{dir}/kernel.s"]
+def target_arguments(args: list[str], isa: str) -> list[str]:
+    """``args`` with ``-mtriple=aarch64`` in front for AArch64 assembly that names no
+    target: llvm-mca assumes the host's, where ``-mcpu=thunderx2t99`` (or ``a64fx``,
+    ``neoverse-v2``) is no processor and the AArch64 code does not assemble."""
+    if isa != "aarch64" or any(a.startswith(("-mtriple", "-march")) for a in args):
+        return args
+    return ["-mtriple=aarch64", *args]
+
+
+def command(path: str, arch: str, iterations: int, isa: str = "x86") -> list[str]:
+    """The llvm-mca argument list for the machine file's entry ``arch`` and the
+    block's ISA (``'x86'`` or ``'aarch64'``)."""
+    return [path, *target_arguments(arch_arguments(arch), isa), f"-iterations={iterations}",
+            "{dir}/kernel.s"]
 
 
 def analyse(asm_text: str, selection: SelectedBlock, arch: str, *, ignore_unknown: bool = False,
             tool: str | None = None) -> BackendAnalysis:
     """Run llvm-mca on the selected block and parse its report."""
+    from kerncraft.incore.aarch64.parser import detect_isa
+
     path = tool or find_tool()
-    block = marked_block(asm_text, selection, BEGIN, END)
-    files = {"kernel.s": block}
-    first_cmd = command(path, arch, ITERATIONS)
+    isa = detect_isa(asm_text)
+    # llvm-mca reads '#' line comments for AArch64 too: the region markers stay as they are
+    files = {"kernel.s": marked_block(asm_text, selection, BEGIN, END)}
+    first_cmd = command(path, arch, ITERATIONS, isa)
     first = run_tool(first_cmd, "llvm-mca", files)
-    second = run_tool(command(path, arch, 2 * ITERATIONS), "llvm-mca", files)
+    second = run_tool(command(path, arch, 2 * ITERATIONS, isa), "llvm-mca", files)
     return parse_output(first, arch, steady_output=second,
                         command=tuple(a.replace("{dir}/", "") for a in first_cmd))
 

@@ -30,12 +30,14 @@ _DIRECTIVE = re.compile(r"^\s*\.[A-Za-z_]\w*(\s|$)")
 _LABEL = re.compile(r"([.\w$@]+):\s*(?:#.*)?")
 
 
-def marked_block(asm_text: str, selection: SelectedBlock, begin: str, end: str) -> str:
+def marked_block(asm_text: str, selection: SelectedBlock, begin: str, end: str,
+                 comment: str = "#") -> str:
     """The selected loop block as a small assembly file between comment markers.
 
     Lines from the first to the last instruction of the block are kept (labels
     inside the loop too), directives and comment-only lines are dropped; the
-    block's own label is put right after the begin marker.
+    block's own label is put right after the begin marker. ``comment`` starts the
+    marker lines: ``#`` for x86, ``//`` where a tool reads AArch64 comments only so.
     """
     lines = asm_text.splitlines()
     numbers = [ins.line_number for ins in selection.instructions]
@@ -56,7 +58,7 @@ def marked_block(asm_text: str, selection: SelectedBlock, begin: str, end: str) 
     block_label = selection.block.label
     if block_label and f"{block_label}:" not in body:
         head.append(f"{block_label}:")
-    return "\n".join([f"\t# {begin}", *head, *body, f"\t# {end}", ""])
+    return "\n".join([f"\t{comment} {begin}", *head, *body, f"\t{comment} {end}", ""])
 
 
 # ------------------------------------------------------------------ running a tool

@@ -1,0 +1,62 @@
+"""Point plans on disk: what a run needs to compute a new -D point with arithmetic.
+
+A point plan (:class:`kerncraft.models.point_plan.PointPlan`) is derived once per
+run key (:func:`kerncraft.memo.reports.run_key`: package source, host, kernel,
+machine file, models, options) and kept here as a pickle below
+``<cache dir>/plans/``. Reading one imports only the light modules its classes
+live in (no sympy, networkx, pycparser or YAML). An unreadable, corrupt or
+foreign entry is a miss; entries are written atomically. This module only stores
+and loads: it does not know what a plan holds.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import pickle
+from pathlib import Path
+from typing import Any
+
+from kerncraft.diskstore import atomic_write, entry_path, mark_used, note_written
+from kerncraft.memo.reports import enabled
+
+__all__ = ["FORMAT_VERSION", "load_plan", "store_plan"]
+
+#: Bump when the stored plans change shape.
+FORMAT_VERSION = "1"
+
+
+def _plan_path(run: str) -> Path | None:
+    return entry_path("plans", run[:2], f"{run}.plan") if enabled() else None
+
+
+def load_plan(run: str) -> Any | None:
+    """The plan stored for ``run``, or None."""
+    path = _plan_path(run)
+    if path is None:
+        return None
+    try:
+        doc = pickle.loads(base64.b64decode(path.read_bytes()))
+    except (OSError, ValueError, binascii.Error, pickle.UnpicklingError, EOFError,
+            AttributeError, ImportError, TypeError):
+        return None     # absent, torn, or of classes this version no longer has
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT_VERSION or doc.get("run") != run:
+        return None
+    mark_used(path)
+    return doc.get("plan")
+
+
+def store_plan(run: str, plan: Any) -> bool:
+    """Keep ``plan`` for ``run`` (False: caching off, or not picklable)."""
+    path = _plan_path(run)
+    if path is None:
+        return False
+    try:
+        data = pickle.dumps({"format": FORMAT_VERSION, "run": run, "plan": plan},
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return False
+    text = base64.b64encode(data).decode("ascii")
+    if not atomic_write(path, text):
+        return False
+    note_written(len(text))
+    return True
