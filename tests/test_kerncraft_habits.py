@@ -296,9 +296,8 @@ def test_generated_machine_files_carry_a_version_kerncraft_accepts():
 
 
 def _reference_python() -> str | None:
-    """A Python with Kerncraft 0.8.18 installed (KERNCRAFT_REFERENCE_PYTHON, or the
-    development host's reference venv), or None."""
-    for candidate in (os.environ.get("KERNCRAFT_REFERENCE_PYTHON"), "/work/refvenv/bin/python"):
+    """A Python with Kerncraft 0.8.18 installed (KERNCRAFT_REFERENCE_PYTHON), or None."""
+    for candidate in (os.environ.get("KERNCRAFT_REFERENCE_PYTHON"),):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None
