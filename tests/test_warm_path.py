@@ -85,7 +85,8 @@ def test_json_on_stdout_and_store_lines_are_identical(isolated_cache, tmp_path, 
 def test_sim_predictor_and_mixed_sweeps(isolated_cache, capsys, monkeypatch):
     """A sweep with some points stored computes only the others, and prints
     the same as a run that computed all of them."""
-    base = ["-p", "ECM", "-P", "SIM", "-m", "CSX", str(FIVE_POINT), "-D", "M", "60"]
+    # -j 1: the points are counted in this process (-j auto would fork for SIM)
+    base = ["-p", "ECM", "-P", "SIM", "-m", "CSX", str(FIVE_POINT), "-D", "M", "60", "-j", "1"]
     _run(base + ["-D", "N", "100"], capsys)
     computed = []
     model_report = registry.model_report
@@ -164,10 +165,25 @@ def test_parallel_points_print_as_sequential_ones(capsys, monkeypatch):
     monkeypatch.setenv("KERNCRAFT_NO_CACHE", "1")
     argv = ["-p", "ECM", "-P", "SIM", "-m", "CSX", str(FIVE_POINT), "-D", "M", "40",
             "-D", "N", "60-120:3"]
-    sequential = _run(argv, capsys)
+    sequential = _run(argv + ["-j", "1"], capsys)
     assert _run(argv + ["-j", "2"], capsys) == sequential
+    assert _run(argv, capsys) == sequential         # -j auto: parallel for SIM sweeps
     failing = ["-p", "ECM", "-m", "CSX", str(FIVE_POINT), "-D", "M", "10", "-D", "N", "1-4:4"]
-    assert _run(failing + ["-j", "2"], capsys) == _run(failing, capsys)
+    assert _run(failing + ["-j", "2"], capsys) == _run(failing + ["-j", "1"], capsys)
+
+
+def test_auto_jobs_only_for_simulated_sweeps(monkeypatch):
+    """-j auto: a SIM sweep uses every usable CPU, at most one per point; LC points are
+    arithmetic (a pool would only add its start-up), so they stay in one process."""
+    from kerncraft.options import AnalysisOptions
+    from kerncraft.runner.run import auto_jobs
+
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    sim, lc = AnalysisOptions(cache_predictor="SIM"), AnalysisOptions(cache_predictor="LC")
+    assert auto_jobs(sim, 10) == 4          # 4 CPUs usable, 10 points
+    assert auto_jobs(sim, 3) == 3           # never more processes than points
+    assert auto_jobs(sim, 1) == 1
+    assert auto_jobs(lc, 1000) == 1
 
 
 def test_progress_line_only_for_long_sweeps():

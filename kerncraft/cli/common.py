@@ -21,6 +21,13 @@ def positive_int(value: str) -> int:
     return number
 
 
+def jobs_count(value: str) -> int | None:
+    """argparse type of ``-j``: a positive integer, or ``auto`` (None: the runner decides)."""
+    if value.strip().lower() == "auto":
+        return None
+    return positive_int(value)
+
+
 def run_reporting_errors(program: str, run: Callable[[], int]) -> int:
     """``run()``'s exit code; a user's error is one line (plus its notes) on stderr,
     an interrupt exit code 130, a closed pipe (``| head``) a quiet 1."""

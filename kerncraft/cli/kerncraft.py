@@ -15,7 +15,7 @@ from kerncraft import __version__
 from kerncraft.api import is_description_path, read_kernel_file
 from kerncraft.cli.plotting import (PointCollector, check_models, plot_path,
                                     require_matplotlib, write_pictures)
-from kerncraft.cli.common import positive_int, run_reporting_errors
+from kerncraft.cli.common import jobs_count, positive_int, run_reporting_errors
 from kerncraft.cli.compat import (add_kerncraft_options, checked_points, file_outputs,
                                   store_target)
 from kerncraft.cli.warm import warm_run
@@ -140,9 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "gets Kerncraft's layout (one pickled dict keyed by the run's "
                              "options, -D point and model; values as in --json), any other "
                              "name one JSON line per run (JSON Lines)")
-    parser.add_argument("-j", "--jobs", type=positive_int, default=1, metavar="N",
-                        help="compute the -D points of a sweep in N processes (default 1; "
-                             "worth it for -P SIM sweeps; not with --plot or -p Benchmark)")
+    parser.add_argument("-j", "--jobs", type=jobs_count, default=None, metavar="N",
+                        help="compute the -D points of a sweep in N processes, or 'auto' "
+                             "(the default: every CPU this process may use for a -P SIM "
+                             "sweep, whose points are whole cache simulations; 1 otherwise, "
+                             "where a point is arithmetic); not with --plot or -p Benchmark")
     parser.add_argument("--dask", metavar="ADDRESS", default=None,
                         help="compute the -D points of a sweep on a Dask cluster: a "
                              "scheduler address (tcp://host:8786) or 'local' (a cluster of "
@@ -230,7 +232,7 @@ def run(args: argparse.Namespace, out=None) -> int:
                               json_target=args.json, store=args.store, executor=executor)
     if plot is None:
         return run_models(models, kernel, machine, points, options, out, json_target=args.json,
-                          store=args.store, jobs=getattr(args, "jobs", 1))
+                          store=args.store, jobs=getattr(args, "jobs", None))
     from kerncraft.kernel.defines import resolve_bindings
     require_matplotlib()        # before a possibly long run
     check_models(models, len(resolve_bindings(kernel, points)))

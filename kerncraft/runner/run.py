@@ -8,6 +8,7 @@ from :func:`kerncraft.analyze`.
 """
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence, TextIO
@@ -51,7 +52,7 @@ def model_report(name: str, kernel, machine, options) -> ModelReport:
 def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[str, int]],
                options, out: TextIO | None = None, json_target: str | None = None,
                on_point: Callable[[Any, Sequence[ModelReport]], None] | None = None,
-               store: str | None = None, jobs: int = 1, executor=None) -> int:
+               store: str | None = None, jobs: int | None = 1, executor=None) -> int:
     """Run every model for every -D point, print reports, write JSON if asked.
 
     ``models``: names of the table (:data:`kerncraft.runner.table.MODELS`).
@@ -60,7 +61,8 @@ def run_models(models: Sequence[str], kernel, machine, points: Sequence[Mapping[
     ``on_point(bound_kernel, reports)`` is called after every point (``--plot``).
     ``store``: a file the run's JSON document is appended to as one line (``--store``).
     ``jobs``: points computed in parallel processes (not with ``on_point`` or a
-    model that measures, which need the typed results or a quiet machine).
+    model that measures, which need the typed results or a quiet machine); None
+    chooses (:func:`auto_jobs`).
     ``executor``: a :class:`concurrent.futures.Executor` (e.g. a Dask cluster's) the
     points are computed on instead (:mod:`kerncraft.runner.scatter`); a failing
     point is reported at its place and the others are kept.
@@ -136,7 +138,17 @@ def compute_stored_point(task, values: Mapping[str, int]):
                        [model_report(m, bound, machine, task.options) for m in task.models])
 
 
-def _run_cached(models, kernel, machine, bindings, options, out, jobs: int,
+def auto_jobs(options, points: int) -> int:
+    """Processes for ``points`` new points when the user did not say: every usable CPU
+    for a cache simulation (a point costs ~0.1-1 s, forking ~10 ms), else 1 (a point
+    is arithmetic, or the point plan's, and a pool would only add its start-up)."""
+    if options.cache_predictor != "SIM" or points < 2:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cpus or 1, points))
+
+
+def _run_cached(models, kernel, machine, bindings, options, out, jobs: int | None,
                 executor=None) -> list[dict]:
     """Predicting models: each point from the point cache, else computed (and kept)."""
     from kerncraft.runner.points import (Progress, open_store, parallel_points, planned_point,
@@ -177,6 +189,8 @@ def _run_cached(models, kernel, machine, bindings, options, out, jobs: int,
     if executor is not None and todo:
         return _run_on_executor(models, kernel, machine, bindings, stored, options, out,
                                 executor, store, progress)
+    if jobs is None:
+        jobs = auto_jobs(options, len(todo))
     computed = iter(parallel_points(compute, todo, jobs) if jobs > 1 and len(todo) > 1 else ())
     json_points = []
     for values, point in zip(bindings, stored):
