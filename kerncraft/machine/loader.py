@@ -59,7 +59,6 @@ from kerncraft.userfiles import decode_text
 from kerncraft.machine.paths import (MACHINE_PATH_ENV, bundled_machine_dir,  # noqa: F401
                                      list_bundled_machines, machine_search_dirs,
                                      resolve_machine_path)
-from kerncraft.machine.yamlnodes import BACKENDS  # noqa: F401 (the YAML composers available)
 from kerncraft.machine.yamlnodes import Field as _Field
 from kerncraft.machine.yamlnodes import Scalar as _Scalar
 from kerncraft.machine.yamlnodes import blank_unused_blocks as _blank_unused_blocks
@@ -81,14 +80,28 @@ _PLACEHOLDER = re.compile(r"INFOR\w*_REQUIRED")
 
 def load_machine(path_or_name: str | os.PathLike[str]) -> MachineModel:
     """Load a machine file given as a path or a bundled/known name."""
+    from kerncraft.machine.stored import load_stored, store_model
+
     path = resolve_machine_path(path_or_name)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise MachineFileError(f"cannot read machine file: {exc}",
                                SourceLocation(file=str(path))) from exc
+    stored = load_stored(data, str(path))
+    if stored is not None:
+        return stored
     # as a kernel file: a byte-order mark is dropped, a bad byte located
-    return parse_machine_text(decode_text(data, path, MachineFileError), str(path))
+    machine = parse_machine_text(decode_text(data, path, MachineFileError), str(path))
+    store_model(data, str(path), machine)
+    return machine
+
+
+def __getattr__(name: str):
+    if name == "BACKENDS":      # the YAML composers available (machine/yamlnodes.py)
+        from kerncraft.machine import yamlnodes
+        return yamlnodes.BACKENDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_machine_text(text: str, path: str | None = None) -> MachineModel:

@@ -10,6 +10,7 @@ and the speed notes are in its module docstring.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable, Protocol, TypeVar
 
@@ -75,18 +76,27 @@ def _pick_backends() -> tuple[dict[str, Callable[[str], YamlNode]],
     return backends, tuple(errors)
 
 
-#: Available composers, fastest first. Tests may pick one explicitly.
-BACKENDS, _YAML_ERRORS = _pick_backends()
+@functools.lru_cache(maxsize=1)
+def _backends() -> tuple[dict[str, Callable[[str], YamlNode]], tuple[type[Exception], ...]]:
+    # chosen on first use: a machine model read from the disk cache needs no YAML library
+    return _pick_backends()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BACKENDS":      # available composers, fastest first; tests may pick one
+        return _backends()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def compose(text: str, path: str | None, backend: str | None = None) -> YamlNode:
     """The node graph of ``text``; nesting deeper than MAX_DEPTH and every YAML
     error are a located MachineFileError (see :func:`check_depth`)."""
     check_depth(text, path)
-    compose = BACKENDS[backend or next(iter(BACKENDS))]
+    backends, yaml_errors = _backends()
+    compose = backends[backend or next(iter(backends))]
     try:
         return compose(text)
-    except _YAML_ERRORS as exc:
+    except yaml_errors as exc:
         # the YAML libraries' errors differ: marks, a reader's position, or neither
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
