@@ -21,18 +21,22 @@ again). A cache hit marks its entry used (:func:`mark_used`, the file's mtime).
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import os
+import pickle
 import shutil
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kerncraft.errors import KerncraftError
 
 __all__ = ["CacheUsage", "DEFAULT_LIMIT_MB", "atomic_write", "cache_directory", "cache_limit",
            "cache_usage", "clear_cache", "enforce_limit", "entry_path", "mark_used",
-           "note_written"]
+           "note_written", "read_pickled", "write_pickled"]
 
 #: Default bound of the cache in MB (``KERNCRAFT_CACHE_MAX_MB`` overrides it).
 DEFAULT_LIMIT_MB = 200.0
@@ -126,6 +130,28 @@ def atomic_write(path: Path, text: str) -> bool:
         return False
     note_written(len(text))
     return True
+
+
+def read_pickled(path: Path) -> Any | None:
+    """The object pickled into ``path`` by :func:`write_pickled`; None when the entry is
+    absent, torn, or of classes this version no longer has (a miss, never an error).
+
+    Only for entries this package wrote into the user's own cache directory."""
+    try:
+        return pickle.loads(base64.b64decode(path.read_bytes()))
+    except (OSError, ValueError, binascii.Error, pickle.UnpicklingError, EOFError,
+            AttributeError, ImportError, TypeError, IndexError):
+        return None
+
+
+def write_pickled(path: Path, obj: Any) -> bool:
+    """Pickle ``obj`` into ``path`` atomically (as base64 text); False when ``obj``
+    cannot be pickled or the write failed."""
+    try:
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return False
+    return atomic_write(path, base64.b64encode(data).decode("ascii"))
 
 
 def note_written(size: int) -> None:

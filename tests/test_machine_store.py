@@ -15,11 +15,8 @@ CSX = Path(__file__).resolve().parents[1] / "machine-files" / "CSX.yml"
 
 
 @pytest.fixture
-def store(tmp_path, monkeypatch):
-    monkeypatch.setenv("KERNCRAFT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("KERNCRAFT_NO_CACHE", raising=False)
-    monkeypatch.delenv("KERNCRAFT_NO_REPORT_CACHE", raising=False)
-    return tmp_path / "cache"
+def store(report_cache):
+    return report_cache         # a private cache directory, every store on
 
 
 def _no_yaml(monkeypatch):

@@ -11,15 +11,12 @@ then read as usual); entries are written atomically (:mod:`kerncraft.diskstore`)
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import functools
 import hashlib
 import os
-import pickle
 from pathlib import Path
 
-from kerncraft.diskstore import atomic_write, entry_path, mark_used
+from kerncraft.diskstore import entry_path, mark_used, read_pickled, write_pickled
 from kerncraft.machine.model import MachineModel
 
 __all__ = ["FORMAT_VERSION", "load_stored", "store_model"]
@@ -66,11 +63,7 @@ def load_stored(data: bytes, path: str) -> MachineModel | None:
     entry = _entry(key)
     if entry is None:
         return None
-    try:
-        doc = pickle.loads(base64.b64decode(entry.read_bytes()))
-    except (OSError, ValueError, binascii.Error, pickle.UnpicklingError, EOFError,
-            AttributeError, ImportError, TypeError):
-        return None     # absent, torn, or of classes this version no longer has
+    doc = read_pickled(entry)
     if not isinstance(doc, dict) or doc.get("key") != key \
             or not isinstance(doc.get("model"), MachineModel):
         return None
@@ -84,8 +77,4 @@ def store_model(data: bytes, path: str, model: MachineModel) -> bool:
     entry = _entry(key)
     if entry is None:
         return False
-    try:
-        blob = pickle.dumps({"key": key, "model": model}, protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return False
-    return atomic_write(entry, base64.b64encode(blob).decode("ascii"))
+    return write_pickled(entry, {"key": key, "model": model})

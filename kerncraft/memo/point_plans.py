@@ -10,13 +10,10 @@ and loads: it does not know what a plan holds.
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import pickle
 from pathlib import Path
 from typing import Any
 
-from kerncraft.diskstore import atomic_write, entry_path, mark_used, note_written
+from kerncraft.diskstore import entry_path, mark_used, read_pickled, write_pickled
 from kerncraft.memo.reports import enabled
 
 __all__ = ["FORMAT_VERSION", "load_plan", "store_plan"]
@@ -34,11 +31,7 @@ def load_plan(run: str) -> Any | None:
     path = _plan_path(run)
     if path is None:
         return None
-    try:
-        doc = pickle.loads(base64.b64decode(path.read_bytes()))
-    except (OSError, ValueError, binascii.Error, pickle.UnpicklingError, EOFError,
-            AttributeError, ImportError, TypeError):
-        return None     # absent, torn, or of classes this version no longer has
+    doc = read_pickled(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_VERSION or doc.get("run") != run:
         return None
     mark_used(path)
@@ -50,13 +43,5 @@ def store_plan(run: str, plan: Any) -> bool:
     path = _plan_path(run)
     if path is None:
         return False
-    try:
-        data = pickle.dumps({"format": FORMAT_VERSION, "run": run, "plan": plan},
-                            protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return False
-    text = base64.b64encode(data).decode("ascii")
-    if not atomic_write(path, text):
-        return False
-    note_written(len(text))
-    return True
+    # (write_pickled counts the bytes for the cache bound)
+    return write_pickled(path, {"format": FORMAT_VERSION, "run": run, "plan": plan})
