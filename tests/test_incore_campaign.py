@@ -5,6 +5,8 @@ command line on a small recording. No compiler run, no external analyzer.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import math
 import shutil
@@ -152,19 +154,23 @@ main:
 """
 
 
-def test_jammed_gemm_loop_is_refused():
+def test_jammed_gemm_loop_is_counted_or_refused():
     # gcc 12 -O3 -fno-tree-vectorize: gemm's k loop jammed by 2 into the j loop (two rows
-    # of B: (%r10) and (%r10,%rbx,8)); the selection sees 1 iteration per assembly
-    # iteration. The kernel's moving accesses give 2 streams (C, B) and 2 elements read;
-    # the block has 3 streams and 3 distinct loaded operands >= 1.5 x 2 -> refused
+    # of B: (%r10) and (%r10,%rbx,8)), alpha * A[i][k] hoisted: 2 FMAs = 4 flops where
+    # one iteration has 3, so no exact multiple. The block walks 3 streams (B[k], B[k+1],
+    # C), what 2 jammed k iterations give (1 gives 2): the selection counts 2 iterations
+    # per assembly iteration (compilation/blocks.py), and the campaign's guard lets it pass
     from kerncraft.compilation.asm_block import select_block
     from kerncraft.incore.x86.parser import parse_x86
 
     bound = kernel("gemm").bind({"NI": 1, "NK": 4, "NJ": 1024})
     selection = select_block(parse_x86(GEMM_JAMMED), bound)
-    assert selection.iterations_per_asm_iteration == 1
+    assert (selection.iterations_per_asm_iteration, selection.outer_unroll) == (2, 2)
+    check_jam(bound, selection)
+    # a selection that missed the jam (1 iteration) is refused by the guard
+    missed = dataclasses.replace(selection, outer_unroll=1, iterations_per_asm_iteration=1)
     with pytest.raises(KerncraftError, match="jammed"):
-        check_jam(bound, selection)
+        check_jam(bound, missed)
     # the same loop with one row of B is gemm's own loop: 2 streams, 2 loads
     single = GEMM_JAMMED.replace("\tvfmadd231sd\t(%r10,%rbx,8), %xmm6, %xmm4\n", "")
     check_jam(bound, select_block(parse_x86(single), bound))

@@ -113,6 +113,25 @@ def test_jammed_rows_are_an_outer_unroll():
     assert "unrolled the outer loop 2x" in sel.explanation
 
 
+@needs_gcc
+def test_gemm_jam_with_hoisted_factor_counts_both_rows():
+    """gcc 12 -O3 on CSX jams gemm's k loop by 2 into j and hoists alpha * A[i][k]: the
+    block (2 x 4 doubles of C per asm iteration) does 4 ymm FMAs = 32 flops, more than
+    the kernel's 3 x 8 = 24 but no multiple of it, and walks 3 streams: B[k], B[k+1]
+    (base registers r12, r8; gcc writes the index and base of one of them swapped),
+    and C (load and store), what 2 jammed k iterations give (1 gives 2). So 16 source
+    iterations per asm iteration. Ports: 6 loads (2 vmovupd, 4 FMAs with a memory
+    operand) at 0.5 cy on ports 2 and 3 = 3 cy per asm iteration; 3 cy / 16 it x 8 it
+    per cache line = 1.5 cy/CL (3.0 before, with 8 iterations counted)."""
+    gemm = (KERNELS / "polybench" / "gemm.c").read_text()
+    result = kerncraft.analyze(gemm, "CSX", model="ECMCPU",
+                               defines={"NI": 500, "NJ": 500, "NK": 500})
+    sel = result.prediction.selection
+    assert (sel.iterations_per_asm_iteration, sel.outer_unroll) == (16, 2)
+    assert "hoisted what does not change along the inner loop" in sel.explanation
+    assert result.t_ol == pytest.approx(1.5)
+
+
 def test_stream_counts():
     # Unrolled copies 32 B apart within a 64 B advance are one stream; a row 16000 B
     # away (N = 2000 doubles) is another. A 3-point stencil b[i-1], b[i], b[i+1] at

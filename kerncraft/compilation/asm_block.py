@@ -52,7 +52,8 @@ from typing import Sequence, TextIO
 from kerncraft.compilation import asm_block_aarch64
 from kerncraft.compilation.blocks import (FULLY_UNROLLED, BlockCandidate, BlockSelection,
                                           IsaFacts, OperandStream, format_candidates,
-                                          format_set, jam_factor, kernel_strides,
+                                          format_set, jam_factor, kernel_operations,
+                                          kernel_strides,
                                           make_candidate, numeric_trip_count)
 from kerncraft.errors import AssemblyError
 from kerncraft.incore import registers
@@ -148,6 +149,8 @@ def _operand_streams(instrs: Sequence[Instruction]) -> list[OperandStream]:
         total = sum(advance.get(v[0], 0) * f for v, f in parts if v is not None and v[0])
         if total:
             key = (base[0], index[0], mem.scale, mem.symbol)    # type: ignore[index]
+            if mem.scale == 1:      # (%r12,%rsi) and 32(%rsi,%r12): one address stream
+                key = (*sorted(key[:2]), 1, mem.symbol)
             offset = base[1] + index[1] * mem.scale + mem.displacement   # type: ignore[index]
             out.append((key, offset, total))
     return out
@@ -352,10 +355,17 @@ def _finish(kernel: KernelModel, candidates: Sequence[BlockCandidate], c: BlockC
         text += (f"; its {c.flops} flops are {jam}x the kernel's for {k} iterations: the "
                  f"compiler vectorised the outer loop ({jam} outer iterations in the SIMD "
                  f"lanes), so {total} source iterations per asm iteration")
-    elif jam > 1:
+    elif jam > 1 and c.flops == jam * kernel_operations(kernel) * k:
         text += (f"; its {c.flops} flops are {jam}x the kernel's for {k} iterations: the "
                  f"compiler unrolled the outer loop {jam}x into it, so {total} source "
                  "iterations per asm iteration")
+    elif jam > 1:
+        text += (f"; its {c.flops} flops are more than the kernel's "
+                 f"{kernel_operations(kernel) * k} for {k} iterations and it walks the "
+                 f"{c.streams} address streams of {jam} iterations of the enclosing loop: the "
+                 f"compiler unrolled that loop {jam}x into it (and hoisted what does not "
+                 f"change along the inner loop), so {total} source iterations per asm "
+                 "iteration")
     inner = kernel.loops[-1].index
     if c.loop_index and c.loop_index != inner:
         text += (f"; note: the compiler interchanged the loops, the assembly loop walks "

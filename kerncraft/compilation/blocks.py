@@ -8,8 +8,12 @@ An outer-loop jam factor (the compiler unrolled an enclosing loop into the inner
 one) is claimed only when two independent facts of the block agree: its floating-point
 operations are an exact multiple >= 2 of the kernel's for its iterations *and* it walks
 more address streams than the kernel's accesses give (the jammed rows, ``A[j][i]`` and
-``A[j+1][i]``). The operation count includes the math calls that compile to FP
-instructions (``sqrt`` is one ``vsqrtsd``), and a nest of one loop has nothing to jam.
+``A[j+1][i]``). When the compiler hoisted a factor that does not change along the inner
+loop out of the jammed copies (gemm's ``alpha * A[i][k]``), the flops are more than one
+iteration's but no multiple: then the jam is the fewest copies that hold them, and the
+block must walk exactly the streams that many jammed iterations give. The operation
+count includes the math calls that compile to FP instructions (``sqrt`` is one
+``vsqrtsd``), and a nest of one loop has nothing to jam.
 """
 from __future__ import annotations
 
@@ -250,6 +254,26 @@ def outer_unroll(kernel: KernelModel, flops: int, k: int | None, streams: int,
     jam = outer_unroll_from_flops(kernel, flops, k)
     if jam > 1 and streams > kernel_streams(kernel, k, level):
         return jam
+    return _jam_from_streams(kernel, flops, k, streams, level)
+
+
+def _jam_from_streams(kernel: KernelModel, flops: int, k: int, streams: int, level: int) -> int:
+    """The jam factor J when the block does more FP work than ``k`` iterations hold but no
+    exact multiple of it, because the compiler hoisted a part that does not change along
+    the walked loop out of the jammed copies (gemm's ``alpha * A[i][k]``: 2 of 3 flops
+    per copy remain): J is the fewest copies that hold the block's ``flops``, and the
+    block must walk exactly the streams that J jammed iterations of the enclosing loop
+    give (rows ``B[k]`` and ``B[k+1]``, one ``C[i]``), more than one iteration gives.
+    A ``pow(x, 2)`` turned into a multiplication adds work but no stream, so it is not
+    taken for a jam."""
+    expected = kernel_operations(kernel) * k
+    loops = len(kernel.loops)
+    if not expected or flops <= expected or (level % loops) == 0:
+        return 1
+    jam = -(-flops // expected)
+    if streams > kernel_streams(kernel, k, level) \
+            and streams == kernel_streams(kernel, k, level, jam=jam):
+        return jam
     return 1
 
 
@@ -286,14 +310,15 @@ def address_streams(operands: Sequence[OperandStream]) -> int:
                            for key, offset, advance in operands])
 
 
-def kernel_streams(kernel: KernelModel, k: int, level: int = -1) -> int:
+def kernel_streams(kernel: KernelModel, k: int, level: int = -1, jam: int = 1) -> int:
     """Address streams the kernel's accesses give a block doing ``k`` iterations of loop
     ``level`` per pass (as :func:`address_streams` counts them; reads and writes of one
-    element are one stream)."""
+    element are one stream), with ``jam`` iterations of the enclosing loop jammed in
+    (each access once per jammed iteration, at that iteration's offset)."""
     loop = kernel.loops[level]
+    outer = kernel.loops[(level % len(kernel.loops)) - 1] if jam > 1 else None
     values = {c.symbol: sympy.Integer(v) for c in kernel.constants
               if (v := kernel.bindings.get(c.name)) is not None}
-    at_zero = {lp.symbol: sympy.Integer(0) for lp in kernel.loops}
     members = []
     for acc in kernel.accesses:
         arr = kernel.arrays.get(acc.array)
@@ -304,8 +329,12 @@ def kernel_streams(kernel: KernelModel, k: int, level: int = -1) -> int:
             continue
         window = (abs(int(coeff)) * arr.element_size * abs(loop.step) * k
                   if coeff.is_Integer else 0)
-        offset = sympy.expand(sympy.sympify(acc.linear_index).xreplace(at_zero).xreplace(values))
-        members.append((acc.array, offset * arr.element_size, window))
+        for copy in range(jam):
+            at = {lp.symbol: sympy.Integer(0) for lp in kernel.loops}
+            if outer is not None:
+                at[outer.symbol] = sympy.Integer(copy * outer.step)
+            offset = sympy.expand(sympy.sympify(acc.linear_index).xreplace(at).xreplace(values))
+            members.append((acc.array, offset * arr.element_size, window))
     return _count_streams(members)
 
 
