@@ -85,9 +85,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-import networkx as nx
-
 from kerncraft.incore.forwarding import edge_latency, passed_on
+from kerncraft.incore.graph_algorithms import find_cycle, strongly_connected_components
 from kerncraft.incore.model import DataFlow, DependencyChain, Instruction, InstructionCost
 from kerncraft.incore.memdeps import (DEFAULT_WINDOW, Linear, MemoryAccess,  # noqa: F401
                                       MemoryDependency, memory_accesses, memory_dependencies,
@@ -125,7 +124,10 @@ class DepGraph:
     completion: Mapping[Node, float] = field(default_factory=dict)   # sink latency
     memory: tuple["MemoryDependency", ...] = ()  # the store -> load edges among ``edges``
 
-    def to_networkx(self) -> nx.MultiDiGraph:
+    def to_networkx(self) -> "networkx.MultiDiGraph":  # noqa: F821
+        """The graph as a networkx MultiDiGraph (for users; the analysis needs none)."""
+        import networkx as nx
+
         g = nx.MultiDiGraph()
         g.add_nodes_from(self.nodes)
         for e in self.edges:
@@ -339,12 +341,9 @@ def _critical_cycle(n: int, edges: Sequence[tuple[int, int, int]], lam: Fraction
                 changed = True
         if not changed:
             break
-    tight = nx.DiGraph()
-    for idx, (u, v, w) in enumerate(shifted):
-        if pot[u] + w == pot[v]:
-            tight.add_edge(u, v, idx=idx)
-    cycle = nx.find_cycle(tight)
-    return [tight.edges[u, v]["idx"] for u, v in cycle]
+    tight = [idx for idx, (u, v, w) in enumerate(shifted) if pot[u] + w == pot[v]]
+    cycle = find_cycle([(shifted[idx][0], shifted[idx][1]) for idx in tight])
+    return [tight[k] for k in cycle]
 
 
 def _longest_from(start: Node, ordered: Sequence[Node], members: set[Node],
@@ -450,10 +449,10 @@ def loop_carried(graph: DepGraph) -> tuple[float, tuple[DependencyChain, ...],
 
     Chains are sorted by decreasing latency, so ``chains[0]`` is the LCD.
     """
-    g = nx.DiGraph()
-    g.add_nodes_from(graph.nodes)
-    g.add_edges_from((e.src, e.dst) for e in graph.edges)
-    components = [set(c) for c in nx.strongly_connected_components(g)]
+    successors: dict[Node, list[Node]] = {}
+    for e in graph.edges:
+        successors.setdefault(e.src, []).append(e.dst)
+    components = [set(c) for c in strongly_connected_components(graph.nodes, successors)]
     where = {node: k for k, comp in enumerate(components) for node in comp}
     inside: list[list[DepEdge]] = [[] for _ in components]
     for e in graph.edges:

@@ -59,8 +59,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
-import networkx as nx
-
+from kerncraft.incore.graph_algorithms import maximum_flow
 from kerncraft.incore.model import Uop
 
 __all__ = ["PortBalance", "balance_ports", "fixed_split", "hall_bound", "sort_ports"]
@@ -163,21 +162,18 @@ def _one_flow(level_groups: Mapping[int, int], order: Sequence[int], cap: int
               ) -> dict[int, dict[int, int]]:
     """Integer max flow with ports inserted in ``order``; raises if demand is unmet.
 
-    Nodes are small integers: the flow algorithm keeps nodes in sets, and the order of
-    a set of strings changes with PYTHONHASHSEED, which would pick another of several
-    equally optimal splits from run to run (the same totals, other cells)."""
+    Nodes are small integers and edges are added in ``order``: the flow
+    (:func:`kerncraft.incore.graph_algorithms.maximum_flow`) visits them in that order,
+    so the same loop always gets the same of several equally optimal splits."""
     groups = list(level_groups)
     port_node = {k: len(groups) + i for i, k in enumerate(order)}
     source, sink = len(groups) + len(order), len(groups) + len(order) + 1
-    graph = nx.DiGraph()
+    edges: list[tuple[int, int, int | None]] = []
     for node, mask in enumerate(groups):
-        graph.add_edge(source, node, capacity=level_groups[mask])
-        for k in order:
-            if mask >> k & 1:
-                graph.add_edge(node, port_node[k])
-    for k in order:
-        graph.add_edge(port_node[k], sink, capacity=cap)
-    value, flow = nx.maximum_flow(graph, source, sink)
+        edges.append((source, node, level_groups[mask]))
+        edges.extend((node, port_node[k], None) for k in order if mask >> k & 1)
+    edges.extend((port_node[k], sink, cap) for k in order)
+    value, flow = maximum_flow(edges, source, sink)
     if value != sum(level_groups.values()):
         raise RuntimeError(f"port balancing: flow {value} below demand "
                            f"{sum(level_groups.values())} at capacity {cap}")
@@ -211,8 +207,32 @@ def _level_flow(level_groups: Mapping[int, int], level_mask: int, weight: int, s
             for port, amount in cells.items():
                 total[mask][port] = total[mask].get(port, 0) + amount
     denom = size * len(ports)
-    return {mask: {port: Fraction(a, denom) for port, a in cells.items() if a}
-            for mask, cells in total.items()}
+    return _symmetric({mask: {port: Fraction(a, denom) for port, a in cells.items() if a}
+                       for mask, cells in total.items()}, ports)
+
+
+def _symmetric(split: dict[int, dict[int, Fraction]], ports: Sequence[int]
+               ) -> dict[int, dict[int, Fraction]]:
+    """``split`` with every group's cycles spread evenly over interchangeable ports.
+
+    Ports that belong to exactly the same groups (FP2 and FP3 when every uop that may
+    use one may use the other) are interchangeable: all are saturated at the level's
+    load, so averaging each group's amounts over them keeps every column sum and the
+    optimum, and the cells no longer depend on which vertex the flow algorithm found
+    (0.52 / 0.48 becomes 0.5 / 0.5)."""
+    classes: dict[frozenset[int], list[int]] = {}
+    for port in ports:
+        classes.setdefault(frozenset(m for m in split if m >> port & 1), []).append(port)
+    even: dict[int, dict[int, Fraction]] = {}
+    for mask, cells in split.items():
+        even[mask] = {}
+        for members in classes.values():
+            if not mask >> members[0] & 1:
+                continue
+            share = sum((cells.get(port, Fraction(0)) for port in members), Fraction(0)) \
+                / len(members)
+            even[mask].update({port: share for port in members if share})
+    return even
 
 
 def _balanced_group_loads(groups: dict[int, int], nports: int
