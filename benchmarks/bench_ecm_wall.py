@@ -41,7 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = str(ROOT / "kernels" / "2d-5pt.c")
-ENTRY = "import sys; from kerncraft.cli.kerncraft import main; sys.exit(main())"
+ENTRY = "from kerncraft.cli.scripts import kerncraft; kerncraft()"   # the console script
 ECM = ["-p", "ECM", "-m", "CSX", KERNEL, "-D", "N", "1000", "-D", "M", "1000"]
 LC = ["-v", "-p", "LC", "-m", "CSX", KERNEL, "-D", "N", "1000", "-D", "M", "1000"]
 SWEEP = ["-p", "ECM", "-m", "CSX", KERNEL, "-D", "N", "100-10000:50", "-D", "M", "1000"]

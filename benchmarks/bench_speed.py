@@ -47,7 +47,8 @@ KERNELS = ROOT / "kernels"
 MACHINES = ROOT / "machine-files"
 FIVE = str(KERNELS / "2d-5pt.c")
 K27 = str(KERNELS / "3d-27pt.c")
-ENTRY = "import sys; from kerncraft.cli.{} import main; sys.exit(main())"
+# the console scripts' entry points (kerncraft/cli/scripts.py), as pyproject.toml names them
+ENTRY = "from kerncraft.cli.scripts import {0}; {0}()"
 RESULTS = ROOT / "benchmarks" / "RESULTS-speed.md"
 
 
@@ -118,7 +119,8 @@ class Runner:
         return wall, err
 
     def kerncraft(self, args: list[str], tool: str = "kerncraft") -> list[str]:
-        return [sys.executable, "-c", ENTRY.format(tool), *args]
+        return [sys.executable, "-c", ENTRY.format(tool.replace("incore", "kerncraft_incore")),
+                *args]
 
     def median(self, make_argv: Callable[[int], list[str]], warm_up: bool = True) -> float:
         """Median wall time of ``make_argv(i)`` for i = 1..repeat (after one run of i=0);

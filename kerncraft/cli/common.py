@@ -30,7 +30,8 @@ def jobs_count(value: str) -> int | None:
 
 def run_reporting_errors(program: str, run: Callable[[], int]) -> int:
     """``run()``'s exit code; a user's error is one line (plus its notes) on stderr,
-    an interrupt exit code 130, a closed pipe (``| head``) a quiet 1."""
+    an interrupt exit code 130, a closed pipe (``| head``) a quiet 1, an I/O error of
+    no particular file (the output on a full disk under ``> file``) one line and 1."""
     try:
         return run()
     except KerncraftError as exc:
@@ -40,4 +41,9 @@ def run_reporting_errors(program: str, run: Callable[[], int]) -> int:
         print(f"{program}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        return 1
+    except OSError as exc:
+        if exc.filename is not None:    # a file of the run's own: its traceback says more
+            raise
+        print(f"{program}: I/O error: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -408,7 +408,12 @@ def _inherited_header(parent: PortModel) -> dict:
 def _group_forms(groups: Any, forms: dict[str, FormEntry], portset: set[str],
                  extensions: frozenset[str] | None, arch: str, path: Path
                  ) -> dict[str, FormEntry]:
-    """``forms`` with the entries of the file's ``instruction_groups`` added."""
+    """``forms`` with the entries of the file's ``instruction_groups`` added.
+
+    A user's file has every form checked against its core's extensions; the bundled
+    files are checked by the test suite (tests/test_db_isa.py), not at every load,
+    where classifying their ~2,500 forms would take a tenth of a first run."""
+    checked = Path(path).resolve().parent != Path(DATABASE_DIR).resolve()
     if not isinstance(groups, list):
         raise KerncraftError(f"{path}: 'instruction_groups' must be a list")
     for gi, group in enumerate(groups):
@@ -419,7 +424,8 @@ def _group_forms(groups: Any, forms: dict[str, FormEntry], portset: set[str],
             template = decode_entry("", spec, str(group["source"]), portset, where)
             for key in expand_braces(str(raw_key)):
                 key = normalise_form_key(key)
-                _check_extensions(key, extensions, arch, where)
+                if checked:
+                    _check_extensions(key, extensions, arch, where)
                 forms[key] = entry_with_key(template, key)
     return forms
 

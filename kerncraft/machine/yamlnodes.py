@@ -18,6 +18,7 @@ from kerncraft import units
 from kerncraft.errors import MachineFileError, SourceLocation, UnitError
 
 __all__ = ["BACKENDS", "Field", "YamlNode", "Scalar", "compose", "blank_unused_blocks",
+           "plain_data",
            "optional", "names"]
 
 #: A scalar after the YAML 1.2 core schema.
@@ -59,12 +60,11 @@ class YamlNode(Protocol):
 
 def _pick_backends() -> tuple[dict[str, Callable[[str], YamlNode]],
                               tuple[type[Exception], ...]]:
-    """Composers by name (fastest first) and the exceptions they raise."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError as RuamelYAMLError
-    ruamel = YAML(typ="safe")
+    """Composers by name (fastest first) and the exceptions they raise. ruamel is
+    imported only when its composer runs (PyYAML's libyaml binding, when installed,
+    does all the work; ruamel's import alone costs ~10 ms)."""
     backends: dict[str, Callable[[str], YamlNode]] = {}
-    errors: list[type[Exception]] = [RuamelYAMLError]
+    errors: list[type[Exception]] = []
     try:
         import yaml  # PyYAML, only as an optional libyaml accelerator
         if hasattr(yaml, "CSafeLoader"):
@@ -72,8 +72,25 @@ def _pick_backends() -> tuple[dict[str, Callable[[str], YamlNode]],
             errors.append(yaml.YAMLError)
     except ImportError:
         pass
-    backends["ruamel"] = ruamel.compose
+    backends["ruamel"] = _ruamel_compose
     return backends, tuple(errors)
+
+
+@functools.lru_cache(maxsize=1)
+def _ruamel() -> tuple[Any, type[Exception]]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+    return YAML(typ="safe"), YAMLError
+
+
+def _ruamel_compose(text: str) -> YamlNode:
+    return _ruamel()[0].compose(text)
+
+
+def _yaml_errors() -> tuple[type[Exception], ...]:
+    """The YAML libraries' error types, ruamel's once it was imported."""
+    errors = _backends()[1]
+    return errors + (_ruamel()[1],) if _ruamel.cache_info().currsize else errors
 
 
 @functools.lru_cache(maxsize=1)
@@ -92,11 +109,11 @@ def compose(text: str, path: str | None, backend: str | None = None) -> YamlNode
     """The node graph of ``text``; nesting deeper than MAX_DEPTH and every YAML
     error are a located MachineFileError (see :func:`check_depth`)."""
     check_depth(text, path)
-    backends, yaml_errors = _backends()
+    backends = _backends()[0]
     compose = backends[backend or next(iter(backends))]
     try:
         return compose(text)
-    except yaml_errors as exc:
+    except _yaml_errors() as exc:
         # the YAML libraries' errors differ: marks, a reader's position, or neither
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -230,6 +247,27 @@ def _resolve_scalar(node: YamlNode) -> Scalar:
     if _FLOAT.fullmatch(value):
         return float(value)
     return _SPECIAL_FLOAT.get(value.lower(), value)
+
+
+def plain_data(node: YamlNode, path: str | None = None) -> Any:
+    """The node graph as plain Python data: mappings as dicts, sequences as lists,
+    scalars by the YAML 1.2 core schema (what ruamel's safe loader gives, at libyaml's
+    speed). A key twice in one mapping is a MachineFileError at its second place (as
+    ruamel refuses it). Merge keys (``<<``) are not supported: the files read this way
+    do not use them."""
+    if node.id == "sequence":
+        return [plain_data(item, path) for item in node.value]
+    if node.id != "mapping":
+        return _resolve_scalar(node)
+    data: dict = {}
+    for key_node, value in node.value:
+        key = plain_data(key_node, path)
+        if key in data:
+            mark = key_node.start_mark
+            raise MachineFileError(f"duplicate key {key!r}",
+                                   SourceLocation(path, mark.line + 1, mark.column + 1))
+        data[key] = plain_data(value, path)
+    return data
 
 
 # ------------------------------------------------------------ node cursor
