@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import os
 import pickle
 import shutil
@@ -30,12 +31,13 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from kerncraft.errors import KerncraftError
 
 __all__ = ["CacheUsage", "DEFAULT_LIMIT_MB", "atomic_write", "cache_directory", "cache_limit",
-           "cache_usage", "clear_cache", "enforce_limit", "entry_path", "mark_used",
+           "cache_usage", "clear_cache", "derived_entry_path", "enforce_limit", "entry_path",
+           "files_digest", "mark_used",
            "note_written", "read_pickled", "write_pickled"]
 
 #: Default bound of the cache in MB (``KERNCRAFT_CACHE_MAX_MB`` overrides it).
@@ -130,6 +132,27 @@ def atomic_write(path: Path, text: str) -> bool:
         return False
     note_written(len(text))
     return True
+
+
+def derived_entry_path(*parts: str) -> Path | None:
+    """Path of an entry that holds an object built from the user's files (a machine
+    model, a port model); None when caching is off, and also with
+    ``KERNCRAFT_NO_REPORT_CACHE`` (as the finished reports): a test that patches a
+    builder must not be served an object built before."""
+    if os.environ.get("KERNCRAFT_NO_REPORT_CACHE", "").strip() not in ("", "0"):
+        return None
+    return entry_path(*parts)
+
+
+def files_digest(paths: Iterable[Path], salt: str = "") -> str:
+    """sha256 over ``salt`` and the names and bytes of ``paths`` (in the order given):
+    the fingerprint of the code that builds a stored object."""
+    digest = hashlib.sha256(salt.encode())
+    for path in paths:
+        digest.update(path.name.encode() + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0\1")
+    return digest.hexdigest()
 
 
 def read_pickled(path: Path) -> Any | None:

@@ -52,3 +52,22 @@ def test_a_broken_database_is_one_located_error(tmp_path, monkeypatch, text, whe
         load_database(path)
     # (the reason after "invalid YAML" is the YAML library's, libyaml's or ruamel's)
     assert str(err.value).startswith(f"port-model database {path}{where}")
+
+
+def test_a_built_model_is_kept_and_a_parent_edit_is_a_miss(tmp_path, report_cache):
+    # child.yml extends parent.yml (SKX.yml, "rob_size: 224"); the second load is the
+    # stored model; after the parent's ROB is edited to 225, the child is built again
+    from kerncraft.incore import database
+
+    parent = (Path(DATABASE_DIR) / "SKX.yml").read_text()
+    assert parent.count("rob_size: 224") == 1
+    (tmp_path / "parent.yml").write_text(parent)
+    (tmp_path / "child.yml").write_text(f"extends: {tmp_path / 'parent.yml'}\narch: CHILD\n")
+    first = load_database(tmp_path / "child.yml")
+    assert len(list((report_cache / "incore-models").rglob("*.model"))) == 1
+    database._load_cached.cache_clear()
+    again = load_database(tmp_path / "child.yml")
+    assert again is not first and again.forms == first.forms and again.rob_size == 224
+    (tmp_path / "parent.yml").write_text(parent.replace("rob_size: 224", "rob_size: 225"))
+    database._load_cached.cache_clear()
+    assert load_database(tmp_path / "child.yml").rob_size == 225

@@ -327,7 +327,15 @@ def load_database(arch: str | os.PathLike) -> PortModel:
 
 @functools.lru_cache(maxsize=None)
 def _load_cached(path: str, mtime_ns: int, size: int) -> PortModel:
-    return _build(Path(path), set())
+    from kerncraft.incore.dbstore import load_built, store_built
+
+    built = load_built(Path(path))
+    if isinstance(built, PortModel):
+        return built
+    files: set[str] = set()
+    model = _build(Path(path), files)
+    store_built(Path(path), model, sorted(files))
+    return model
 
 
 def _build(path: Path, seen: set[str]) -> PortModel:
@@ -344,7 +352,11 @@ def _build(path: Path, seen: set[str]) -> PortModel:
         parent = _build(parent_path, seen)
         header = _inherited_header(parent)
     extensions = _core_extensions(data, parent.extensions if parent else None, path)
-    if extensions is not None and "forms" in header:
+    if extensions is not None and "forms" in header and not (
+            parent is not None and parent.extensions is not None
+            and parent.extensions <= extensions):
+        # (a core with all of its parent's extensions, Cascade Lake over Skylake-SP,
+        # keeps every inherited form: the parent's own are within its extensions)
         # e.g. Haswell extends Skylake-SP's file: its AVX-512 forms are not Haswell's
         header["forms"] = {k: v for k, v in header["forms"].items()
                            if form_extensions(extensions_isa(extensions), k) <= extensions}

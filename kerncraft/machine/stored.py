@@ -13,19 +13,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 from pathlib import Path
 
-from kerncraft.diskstore import entry_path, mark_used, read_pickled, write_pickled
+from kerncraft.diskstore import (derived_entry_path, files_digest, mark_used,
+                                 read_pickled, write_pickled)
 from kerncraft.machine.model import MachineModel
 
 __all__ = ["FORMAT_VERSION", "load_stored", "store_model"]
 
 #: Bump when the stored entries change shape.
 FORMAT_VERSION = "1"
-# off with the whole cache, and (as the point plans) with the report cache: a test
-# that patches the builder must not get a model built before
-_OFF_ENVS = ("KERNCRAFT_NO_CACHE", "KERNCRAFT_NO_REPORT_CACHE")
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # the code a machine model is built by: this package, the unit parser, the version
 _BUILDER_FILES = ("units.py", "errors.py", "version.py")
@@ -35,13 +32,8 @@ _BUILDER_FILES = ("units.py", "errors.py", "version.py")
 def builder_fingerprint() -> str:
     """sha256 over the source of the machine package and the modules it parses with."""
     paths = sorted((_PACKAGE_DIR / "machine").glob("*.py"))
-    paths += [_PACKAGE_DIR / name for name in _BUILDER_FILES]
-    digest = hashlib.sha256(FORMAT_VERSION.encode())
-    for path in paths:
-        digest.update(path.name.encode() + b"\0")
-        digest.update(path.read_bytes())
-        digest.update(b"\0\1")
-    return digest.hexdigest()
+    return files_digest(paths + [_PACKAGE_DIR / name for name in _BUILDER_FILES],
+                        FORMAT_VERSION)
 
 
 def _entry_key(data: bytes, path: str) -> str:
@@ -52,9 +44,7 @@ def _entry_key(data: bytes, path: str) -> str:
 
 
 def _entry(key: str) -> Path | None:
-    if any(os.environ.get(name, "").strip() not in ("", "0") for name in _OFF_ENVS):
-        return None
-    return entry_path("machines", key[:2], f"{key}.machine")
+    return derived_entry_path("machines", key[:2], f"{key}.machine")
 
 
 def load_stored(data: bytes, path: str) -> MachineModel | None:
