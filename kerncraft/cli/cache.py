@@ -16,11 +16,10 @@ from kerncraft.diskstore import (DEFAULT_LIMIT_MB, CacheUsage, cache_directory, 
 
 __all__ = ["build_parser", "format_usage", "main"]
 
-_KINDS_HELP = """kinds of entries: asm (compiled kernels' assembly), incore (in-core analyses),
-incore-db (parsed port-model databases), incore-models (built port models), machines
-(parsed machine files), plans (what a
-new -D point is computed from), points (finished reports per run), outputs (finished
-kerncraft-incore outputs), bench (benchmark executables)"""
+_KINDS_HELP = """kinds of entries: asm (compiled kernels' assembly), incore (in-core analyses), incore-db
+(parsed port-model databases), incore-models (built port models), machines (parsed
+machine files), plans (what a new -D point is computed from), points (finished reports
+per run), outputs (finished kerncraft-incore outputs), bench (benchmark executables)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
