@@ -206,3 +206,25 @@ def test_options_of_the_ecm_validation_are_refused_with_incore(capsys):
     # a replay predicts with the recorded machine file, so -m is refused there
     assert main(["--incore", "--replay", str(ROOT), "-m", "ZEN5-VM"]) != 0
     assert "-m cannot be used with --incore --replay" in capsys.readouterr().err
+
+
+def test_line_splits_of_a_block_come_from_its_kernel():
+    # b[j][i] = a[j][i] + a[j+1][i+1] with ymm (4 doubles, 32 B per iteration): the
+    # block loads a's two rows through their own registers, so the block alone shows no
+    # misalignment (ZEN5: 2 loads on LD0/LD1 = 1.0 cy). From the kernel (rows of 1024
+    # doubles, 64-B aligned): a[j+1][i+1] is 8 B off, so its 32-B load crosses a line
+    # in every second iteration; ZEN5 charges 1 cy of LD0/LD1 per split load:
+    # 0.5 split x 1 cy over 2 ports = +0.25 -> 1.25 cy per iteration
+    from kerncraft.incore.arch import resolve_model
+    from kerncraft.validation.incore_tools import predict_ours
+
+    source = ("double a[M][N], b[M][N];\nfor (int j = 0; j < M - 1; ++j)\n"
+              "    for (int i = 0; i < N - 1; ++i)\n        b[j][i] = a[j][i] + a[j + 1][i + 1];\n")
+    bound = parse_kernel(source, "k.c").bind({"M": 3, "N": 1024})
+    block = (".L2:\n\tvmovupd\t(%rsi,%rax), %ymm0\n\tvaddpd\t(%rdx,%rax), %ymm0, %ymm0\n"
+             "\tvmovupd\t%ymm0, (%rdi,%rax)\n\taddq\t$32, %rax\n\tcmpq\t%rax, %rcx\n\tjne\t.L2\n")
+    model = resolve_model("ZEN5")
+    alone, with_kernel = predict_ours(block, model), predict_ours(block, model, kernel=bound)
+    assert alone["kerncraft"].cycles == pytest.approx(1.0)
+    assert with_kernel["kerncraft"].cycles == pytest.approx(1.25)
+    assert with_kernel["kerncraft-sim"].cycles == pytest.approx(1.25)

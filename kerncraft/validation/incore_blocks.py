@@ -17,6 +17,7 @@ identifies the block: two variants giving the same text are one block.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import shlex
@@ -249,6 +250,29 @@ def check_jam(kernel, selection) -> None:
                              f"give {streams}, {loads:g} operands loaded per unrolled copy "
                              f"for {reads} elements read: an outer loop seems jammed into "
                              "the block, so its iterations per assembly iteration are unsure")
+
+
+@functools.lru_cache(maxsize=64)
+def _bound_kernel(path: str, bindings: tuple[tuple[str, int], ...]):
+    from kerncraft.kernel.parser import parse_kernel
+
+    source = Path(path).read_text(encoding="utf-8")
+    return parse_kernel(source, filename=Path(path).name).bind(dict(bindings))
+
+
+def block_kernel(kernel: str, bindings: Mapping[str, int], path: Path | None = None):
+    """The bound kernel a block was compiled from, at its long extent (what its line
+    splits are estimated from): the file ``path``, else the bundled kernel named
+    ``kernel``; None for a kernel that is neither (a recording of a user's kernel)."""
+    if path is None:
+        from kerncraft.resources import bundled_dir
+
+        folder = bundled_dir("kernels")
+        path = next((p for p in (folder / f"{kernel}.c", folder / "polybench" / f"{kernel}.c")
+                     if p.is_file()), None)
+    if path is None or not Path(path).is_file():
+        return None
+    return _bound_kernel(str(path), tuple(sorted(bindings.items())))
 
 
 def make_block(kernel_name: str, kernel_path: Path, variant: Variant, budget: int) -> Block:

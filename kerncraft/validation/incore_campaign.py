@@ -32,8 +32,8 @@ from typing import Any, Callable, Sequence, TextIO
 
 from kerncraft.errors import KerncraftError
 from kerncraft.resources import bundled_dir
-from kerncraft.validation.incore_blocks import (Block, base_flags, block_key, make_block,
-                                                variants)
+from kerncraft.validation.incore_blocks import (Block, base_flags, block_key, block_kernel,
+                                                make_block, variants)
 from kerncraft.validation.incore_measure import (BlockMeasurement, MeasureOptions,
                                                  build_program, calibrated_hz,
                                                  measure_extents, read_load, realtime_prefix)
@@ -177,7 +177,8 @@ def generate(options: CampaignOptions, machine, pool, progress: TextIO
 def _prepare(job) -> tuple[dict, tuple | str]:
     """In a worker: (predictions, (executable, short args, long args) or the reason)."""
     block, machine_path, tools = job
-    predictions = predict_block(block.text, machine_path, tools)
+    predictions = predict_block(block.text, machine_path, tools,
+                                block_kernel(block.kernel, block.extents.long, block.kernel_path))
     try:
         program = build_program(block, block.extents)
         built: tuple | str = (str(program[0]), program[1], program[2])

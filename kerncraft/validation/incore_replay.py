@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from kerncraft.validation.incore_blocks import block_kernel
 from kerncraft.validation.incore_record import BlockRecord, IncoreRecording
 from kerncraft.validation.incore_score import ToolScore, score_tools
 from kerncraft.validation.incore_tools import OURS, TOOLS, predict_block
@@ -24,14 +25,19 @@ GUARD = 0.01
 
 
 def _predict(job) -> dict:
-    text, machine_path = job
-    return {t: p for t, p in predict_block(text, machine_path, None).items() if t in OURS}
+    text, machine_path, kernel, bindings = job
+    bound = block_kernel(kernel, bindings) if kernel and bindings else None
+    return {t: p for t, p in predict_block(text, machine_path, None, bound).items()
+            if t in OURS}
 
 
 def repredict(records: Sequence[BlockRecord], machine_path: str, jobs: int = 1
               ) -> list[BlockRecord]:
-    """The records with our analyzer's predictions made again now (``jobs`` processes)."""
-    work = [(r.text, str(machine_path)) for r in records]
+    """The records with our analyzer's predictions made again now (``jobs`` processes;
+    line splits from the bundled kernel each block was compiled from, at its long
+    extent, as when it was recorded)."""
+    work = [(r.text, str(machine_path), r.kernel,
+             (r.doc.get("extents") or {}).get("long")) for r in records]
     if jobs > 1 and len(work) > 8:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor

@@ -70,11 +70,15 @@ class ToolPrediction:
                    doc.get("error"))
 
 
-def _static_binding(result) -> str:
-    bounds = {"TP": result.throughput, "LCD": result.lcd, "FE": result.frontend or 0.0}
+def _static_binding(result, totals: Mapping[str, float] | None = None) -> str:
+    """What bounds the static prediction; ``totals``: the port cycles with line splits."""
+    throughput = max(totals.values(), default=0.0) if totals else result.throughput
+    bounds = {"TP": throughput, "LCD": result.lcd, "FE": result.frontend or 0.0}
     bound = max(bounds, key=lambda name: bounds[name])
     if bound == "TP":
-        return "ports " + "/".join(result.bottleneck_ports)
+        ports = [p for p, v in totals.items() if v >= throughput - 1e-9] if totals \
+            else result.bottleneck_ports
+        return "ports " + "/".join(ports)
     if bound == "LCD":
         chain = result.lcd_chains[0] if result.lcd_chains else None
         via = "/".join(getattr(chain, "via", ()) or ()) if chain is not None else ""
@@ -82,21 +86,39 @@ def _static_binding(result) -> str:
     return "front end"
 
 
-def predict_ours(text: str, model, *, simulate: bool = True) -> dict[str, ToolPrediction]:
-    """Our static analysis and (``simulate``) its simulation of a block's text."""
+def predict_ours(text: str, model, *, simulate: bool = True, kernel=None
+                 ) -> dict[str, ToolPrediction]:
+    """Our static analysis and (``simulate``) its simulation of a block's text.
+
+    With the bound ``kernel`` the block was compiled from, its cache-line splits come from
+    the kernel's accesses (arrays 64-B aligned), as in the ECM pipeline
+    (:func:`kerncraft.incore.linesplit.estimate_line_splits`); without, from the
+    block's address registers assumed :data:`SPLIT_ALIGNMENT`-aligned (a stencil's
+    neighbour row through its own register then never splits)."""
     from kerncraft.incore.analysis import analyze_text
 
     try:
         result = analyze_text(_marked(text, "OSACA-BEGIN", "OSACA-END"), str(model.arch),
-                              model=model, split_alignment=SPLIT_ALIGNMENT)
+                              model=model,
+                              split_alignment=None if kernel is not None else SPLIT_ALIGNMENT)
     except KerncraftError as exc:
         return {tool: ToolPrediction(tool, None, error=str(exc)) for tool in OURS}
-    found = {"kerncraft": ToolPrediction("kerncraft", float(result.prediction),
-                                         _static_binding(result))}
+    splits = totals = None
+    cycles = float(result.prediction)
+    if kernel is not None:
+        from kerncraft.incore.linesplit import estimate_line_splits, port_cycles_with_splits
+        from kerncraft.incore.model import loop_bound
+
+        splits = estimate_line_splits(kernel, result.vector_accesses, result.line_split_costs,
+                                      SPLIT_ALIGNMENT)
+        totals = port_cycles_with_splits(result.port_totals, splits)
+        cycles = loop_bound(max(totals.values(), default=0.0), result.lcd, result.frontend)
+    found = {"kerncraft": ToolPrediction("kerncraft", cycles, _static_binding(result, totals))}
     if simulate:
         from kerncraft.incore.bottleneck_sim import simulate as run_simulation
+        from kerncraft.incore.split_uops import with_split_uops
 
-        sim = run_simulation(result, model)
+        sim = run_simulation(with_split_uops(result, splits), model)
         detail = sim.binding.detail.split(" without it:")[0].split(";")[0]
         found["kerncraft-sim"] = ToolPrediction("kerncraft-sim",
                                                 round(float(sim.cycles_per_iteration), 4),
@@ -262,14 +284,15 @@ def _osaca(text: str, tools: ExternalTools) -> ToolPrediction:
 _MODELS: dict[str, Any] = {}
 
 
-def predict_block(text: str, machine_path: str, tools: ExternalTools | None
-                  ) -> dict[str, ToolPrediction]:
-    """Every analyzer's prediction of a block's text (ours with the machine file's model)."""
+def predict_block(text: str, machine_path: str, tools: ExternalTools | None,
+                  kernel=None) -> dict[str, ToolPrediction]:
+    """Every analyzer's prediction of a block's text (ours with the machine file's model
+    and, when given, the bound ``kernel`` it was compiled from: :func:`predict_ours`)."""
     from kerncraft.incore.arch import resolve_model
 
     if machine_path not in _MODELS:
         _MODELS[machine_path] = resolve_model(machine_path)
-    found = predict_ours(text, _MODELS[machine_path])
+    found = predict_ours(text, _MODELS[machine_path], kernel=kernel)
     if tools is not None:
         found.update(predict_external(text, tools))
     return found
