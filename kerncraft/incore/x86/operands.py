@@ -2,17 +2,21 @@
 
 Split from :mod:`kerncraft.incore.x86.parser` (which parses lines and statements):
 an operand string goes through a regex fast path for the common forms and else
-through a pyparsing grammar; both are memoised by the caller's lru_cache.
+through a pyparsing grammar; both are memoised by the caller's lru_cache. pyparsing is
+imported, and the grammar built, only when an operand needs it (~25 ms of a process
+that analyses a compiled loop, whose operands the fast path all takes).
 """
 from __future__ import annotations
 
 import functools
 import re
-
-import pyparsing as pp
+from typing import TYPE_CHECKING
 
 from kerncraft.incore import registers
 from kerncraft.incore.model import Immediate, Label, Memory, Operand, Register
+
+if TYPE_CHECKING:
+    import pyparsing as pp
 
 __all__ = ["SYMBOL", "make_register", "parse_operand", "parse_operand_full"]
 
@@ -23,7 +27,8 @@ SYMBOL = r"[A-Za-z_.$][\w.$@]*"
 # Operand grammar (pyparsing, memoised)
 # ---------------------------------------------------------------------------
 
-def _build_operand_grammar() -> pp.ParserElement:
+@functools.lru_cache(maxsize=1)
+def _operand_grammar() -> "pp.ParserElement":
     """Grammar of one operand without its ``{...}`` decorations.
 
     Forms: ``%reg``, ``%st(1)``, ``$imm``, ``[%seg:]disp(base,index,scale)`` with
@@ -31,6 +36,8 @@ def _build_operand_grammar() -> pp.ParserElement:
     The displacement is captured as raw text and interpreted afterwards, because
     compilers write it as a number, a symbol or ``symbol+/-number``.
     """
+    import pyparsing as pp
+
     reg = pp.Combine(pp.Literal("%") + pp.Regex(r"[A-Za-z][A-Za-z0-9]*(\(\s*\d\s*\))?"))
     imm = pp.Combine(pp.Literal("$") + pp.Regex(r"[^\s].*"))("imm")
     scale = pp.Regex(r"\d+")("scale")
@@ -45,7 +52,6 @@ def _build_operand_grammar() -> pp.ParserElement:
     return (imm | memory | register) + pp.StringEnd()
 
 
-_OPERAND_GRAMMAR = _build_operand_grammar()
 _UINT = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)"
 _INT_RE = re.compile(rf"[-+]?{_UINT}")
 _SYM_OFFSET_RE = re.compile(rf"({SYMBOL})\s*([-+])\s*({_UINT})")
@@ -105,13 +111,14 @@ def make_register(text: str) -> Register:
 
 
 _FAST_REGISTER_RE = re.compile(r"%([A-Za-z][A-Za-z0-9]*)")
+_FAST_SYMBOL_RE = re.compile(SYMBOL)
 _FAST_IMMEDIATE_RE = re.compile(rf"\$\s*({_INT_RE.pattern})")
 _FAST_MEMORY_RE = re.compile(
     r"(?P<disp>[^(%\s*$][^(]*)?\(\s*(?:%(?P<base>[A-Za-z][A-Za-z0-9]*))?\s*"
     r"(?:,\s*(?:%(?P<index>[A-Za-z][A-Za-z0-9]*))?\s*(?:,\s*(?P<scale>\d+))?\s*)?\)")
 
 
-def _fast_operand(core: str) -> Operand | None:
+def _fast_operand(core: str, branch: bool) -> Operand | None:
     """Regex shortcut for the common forms (``%reg``, ``$int``,
     ``disp(base,index,scale)``); None means 'ask the full grammar'.
 
@@ -127,6 +134,8 @@ def _fast_operand(core: str) -> Operand | None:
     if m:
         return _memory_from(m.group("disp") or "", m.group("base"), m.group("index"),
                             m.group("scale"), None, core)
+    if core[0] != "$" and _FAST_SYMBOL_RE.fullmatch(core):  # a branch target or an address
+        return Label(core) if branch else _memory_from(core, None, None, None, None, core)
     return None
 
 
@@ -156,7 +165,7 @@ def parse_operand(text: str, branch: bool = False) -> Operand:
     if core.startswith("*"):
         core = core[1:].strip()
         branch = False      # '*foo' is a memory-indirect target, not a label
-    fast = _fast_operand(core)
+    fast = _fast_operand(core, branch)
     if fast is not None:
         return fast
     return parse_operand_full(core, branch)
@@ -164,9 +173,11 @@ def parse_operand(text: str, branch: bool = False) -> Operand:
 
 def parse_operand_full(core: str, branch: bool = False) -> Operand:
     """Parse one operand with the pyparsing grammar (the reference path)."""
+    from pyparsing import ParseBaseException
+
     try:
-        res = _OPERAND_GRAMMAR.parse_string(core)
-    except pp.ParseBaseException as exc:
+        res = _operand_grammar().parse_string(core)
+    except ParseBaseException as exc:
         raise ValueError(f"cannot parse operand '{core}'") from exc
     if "imm" in res:
         expr = res["imm"][1:].strip()
