@@ -2,7 +2,7 @@
 full, symbolic path byte for byte, and a new point imports no symbolic stack.
 
 Equality: every bundled kernel x bundled machine file x 5 sizes (data in L1, L2, L3,
-memory, and an odd size), for the models a plan covers: ECMData and RooflineFLOP (one
+memory, and an odd size), for the models a plan covers: LC, ECMData and RooflineFLOP (one
 plan), ECM (in-core model kerncraft: compiled loop kept, line splits, row-overlap note,
 scaling rows and composition from plain data). The full path is ``model_report`` on the
 kernel bound with sympy (its layer conditions are the symbolic analysis); the plan is
@@ -42,7 +42,7 @@ def test_plan_equals_full_path(kernel_path, machine_path):
     kernel = load_kernel(str(kernel_path))
     machine = kerncraft.load_machine(str(machine_path))
     options = AnalysisOptions()
-    models = ("ECMData", "RooflineFLOP")      # one plan for both, as a run makes it
+    models = ("LC", "ECMData", "RooflineFLOP")    # one plan for all, as a run makes it
     plan = build_plan(kernel, machine, options, models)
     assert plan is not None, "every bundled kernel is covered"
     plan = pickle.loads(pickle.dumps(plan))       # as the warm path reads it from disk
@@ -132,7 +132,7 @@ def test_ecm_plan_leaves_other_code_to_the_full_path(tmp_path):
                                [model_report("ECM", bound, machine, options)]))
 
 
-@pytest.mark.parametrize("model", ["ECMData", "ECM"])
+@pytest.mark.parametrize("model", ["LC", "ECMData", "ECM"])
 def test_new_point_imports_no_symbolic_stack(tmp_path, model):
     """Run 1 (cold) stores the plan; run 2 asks for another -D value: computed from the
     plan, printed as the full path prints it, with none of sympy, networkx, pycparser."""

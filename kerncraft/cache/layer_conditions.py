@@ -364,7 +364,9 @@ def _plain_ladder(core: _SymbolicCore, machine, caps, conditions) -> PlainLadder
     return PlainLadder(
         tuple(s.name for s in core.symbols), code, core.aux, core.unit_of_work,
         int(machine.cacheline_size), tuple(caps), core.plain["regimes"],
-        {level: tuple(PlainCondition(c.window, c.threshold_text) for c in ladder)
+        {level: tuple(PlainCondition(c.window, c.threshold_text, c.index, c.inequality_text,
+                                     c.footprint_text, tuple(c.hits), tuple(c.miss_accesses))
+                      for c in ladder)
          for level, ladder in conditions.items()},
         core.plain["streams"], core.plain["array_names"], core.plain["layout"],
         core.nontemporal)

@@ -20,7 +20,8 @@ from kerncraft.cache.lc_hierarchy import LevelCapacity, RegimeRates, hierarchy_t
 from kerncraft.cache.traffic import NontemporalStores, TrafficResult
 from kerncraft.errors import DefineError
 
-__all__ = ["LCPoint", "PlainCode", "PlainCondition", "PlainGroup", "PlainLadder", "PlainPoint",
+__all__ = ["LCPoint", "PlainCode", "PlainCondition", "PlainGroup", "PlainLCAnalysis",
+           "PlainLadder", "PlainPoint",
            "PlainRegime", "PlainStreams"]
 
 
@@ -98,10 +99,27 @@ class PlainRegime:
 
 @dataclass(frozen=True)
 class PlainCondition:
-    """A rung seen from one level, as the notes write it."""
+    """A rung seen from one level, as the notes and the ``-p LC`` report write it."""
 
     window: str
     threshold_text: str
+    index: int = 0
+    inequality_text: str = ""
+    footprint_text: str = ""
+    hits: tuple[str, ...] = ()
+    miss_accesses: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlainLCAnalysis:
+    """What the ``-p LC`` report and its JSON read of the analysis (the rest is the
+    point's), as plain data: a point plan's stand-in for
+    :class:`~kerncraft.cache.layer_conditions.LayerConditionAnalysis`."""
+
+    unit_of_work: int
+    cores: int
+    capacities: tuple[LevelCapacity, ...]
+    conditions: Mapping[str, tuple[PlainCondition, ...]]
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ generated function -- so that a point costs a few arithmetic operations and
 imports neither sympy, networkx nor pycparser. :func:`plan_results` then runs
 the same model code as the full path (``ecm_data_from_traffic``) on it.
 
-Covered: ``-p ECMData``, ``-p RooflineFLOP`` and ``-p ECM`` (in-core model ``kerncraft``,
-:mod:`kerncraft.models.plan_incore`) with the LC predictor and no ``-v`` (anything
+Covered: ``-p LC`` (its analysis as :class:`~kerncraft.cache.lc_point.PlainLCAnalysis`:
+the conditions' texts, printed once), ``-p ECMData``, ``-p RooflineFLOP`` and ``-p ECM``
+(in-core model ``kerncraft``, :mod:`kerncraft.models.plan_incore`) with the LC predictor
+and no ``-v`` (anything
 else returns no plan and runs the full path). A point whose checks fail (a loop without
 iterations, a non-positive dimension, an array beyond 2**62 bytes) returns None
 from :func:`plan_results`: the full path reports it in its own words.
@@ -21,9 +23,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from kerncraft.cache.lc_point import PlainCode, PlainLadder
+from kerncraft.cache.lc_point import PlainCode, PlainLadder, PlainLCAnalysis
 from kerncraft.errors import KerncraftError
 from kerncraft.models.ecm_data import ecm_data_from_traffic
+from kerncraft.models.results import LCResult
 from kerncraft.models.roofline import roofline_flop_from_traffic
 from kerncraft.models.plan_incore import PlanInCore, ecm_at_point, plan_incore, with_point_code
 from kerncraft.models.nontemporal import NontemporalChoice
@@ -33,7 +36,7 @@ __all__ = ["PLAN_MODELS", "PlanAccess", "PlanArray", "PlanKernel", "PointPlan", 
            "extend_plan", "plan_results"]
 
 #: Models a plan computes; a run with any other model has no plan.
-PLAN_MODELS = frozenset({"ECMData", "ECM", "RooflineFLOP"})
+PLAN_MODELS = frozenset({"LC", "ECMData", "ECM", "RooflineFLOP"})
 
 MAX_ARRAY_BYTES = 1 << 62    # kernel/binding.py: the largest array a model accepts
 
@@ -75,7 +78,7 @@ class PointPlan:
     kernel: PlanKernel
     checks: PlainCode                     # dimensions, trip counts, array bytes
     check_counts: tuple[int, int]         # how many dimensions, how many trip counts
-    ladder: PlainLadder | None            # ECMData: the LC ladder for options.cores
+    ladder: PlainLadder | None            # LC, ECMData: the LC ladder for options.cores
     nontemporal: NontemporalChoice | None
     incore: PlanInCore | None = None      # ECM: compiled code, layout, ladders
     roofline_ladder: PlainLadder | None = None   # RooflineFLOP: no streamed stores
@@ -124,7 +127,9 @@ def build_plan(kernel, machine, options, models: Sequence[str],
         return None
     nontemporal = nontemporal_choice(kernel, options.nontemporal_stores)
     ladder = None
-    if "ECMData" in models:
+    if "LC" in models and options.cache_fill is not None:
+        return None     # (the API's fill shares: the full path's analysis takes them)
+    if "ECMData" in models or "LC" in models:
         streamed = nontemporal.arrays if nontemporal is not None else ()
         ladder = cached_lc_analysis(kernel, machine, options.cores, None, True, streamed).plain
         if ladder is None or not isinstance(ladder.code, PlainCode):
@@ -190,9 +195,22 @@ def _result(plan: PointPlan, model: str, bindings: Mapping[str, int]):
         args = tuple(bindings[name] for name in plan.constant_names)
         return ecm_at_point(plan.incore, plan.kernel, plan.machine, plan.options, bindings,
                             args)
+    if model == "LC":               # models/lc.compute_lc on the plan's ladder
+        return _lc_result(plan, bindings)
     if model == "RooflineFLOP":     # predict_traffic without streamed stores
         traffic = plan.roofline_ladder.evaluate_point(bindings, True).traffic
         return roofline_flop_from_traffic(plan.kernel, plan.machine, plan.options, traffic)
     traffic = with_nontemporal(plan.ladder.evaluate_point(bindings, True).traffic,
                                plan.nontemporal)
     return ecm_data_from_traffic(plan.kernel, plan.machine, plan.options, traffic)
+
+
+def _lc_result(plan: PointPlan, bindings: Mapping[str, int]) -> LCResult:
+    ladder = plan.ladder
+    point = ladder.evaluate_point(bindings, True)
+    if plan.nontemporal is not None:
+        point = dataclasses.replace(
+            point, traffic=point.traffic.with_nontemporal_reason(plan.nontemporal.reason))
+    view = PlainLCAnalysis(ladder.unit_of_work, plan.options.cores, ladder.capacities,
+                           ladder.conditions)
+    return LCResult(view, point)
