@@ -266,3 +266,26 @@ def test_mixed_stores_stream_only_the_pragmas_arrays():
     all_streamed = SimpleNamespace(analysis=SimpleNamespace(notes=(StoreScan(2, 2, (
         "vmovntpd",)).note(),)))
     assert nontemporal_choice(kernel, "auto", all_streamed).arrays == ("a", "b")
+
+
+def test_roofline_follows_the_option(csx):
+    # RooflineFLOP on CSX, 1 core, cy/CL. CSX.yml MEM, 1 core: copy 14.56 GB/s nominal
+    # (16 B/it; it moves 24 B/it with the write-allocate: 21.84 GB/s of traffic), update
+    # 24.27 GB/s (16 B/it, no write-allocate). Ordinary copy: 3 lines = 192 B per cache
+    # line of work at memory -> 192 x 2.5e9 / 21.84e9 = 21.98 cy/CL. Streamed: 1 line read
+    # + 1 written = 128 B, the balance of update -> 128 x 2.5e9 / 24.27e9 = 13.18 cy/CL;
+    # below L1 only the loads of b remain: 64 B on L1-L2 and L2-L3 (192 and 128 before)
+    from kerncraft.models.roofline import compute_roofline_flop
+
+    def levels(mode):
+        result = compute_roofline_flop(_copy(), csx, AnalysisOptions(
+            nontemporal_stores=mode, unit="cy/CL"))
+        return {lvl.level: lvl for lvl in result.levels}
+
+    ordinary, streamed = levels("off"), levels("on")
+    assert (ordinary["MEM"].bytes, ordinary["MEM"].benchmark_kernel) == (192, "copy")
+    assert ordinary["MEM"].cycles == pytest.approx(192 * 2.5e9 / 21.84e9)
+    assert (streamed["MEM"].bytes, streamed["MEM"].benchmark_kernel) == (128, "update")
+    assert streamed["MEM"].cycles == pytest.approx(128 * 2.5e9 / 24.27e9)
+    assert (ordinary["L2"].bytes, streamed["L2"].bytes) == (192, 64)
+    assert (ordinary["L3"].bytes, streamed["L3"].bytes) == (128, 64)

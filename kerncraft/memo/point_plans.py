@@ -19,7 +19,7 @@ from kerncraft.memo.reports import enabled
 __all__ = ["FORMAT_VERSION", "load_plan", "store_plan"]
 
 #: Bump when the stored plans change shape.
-FORMAT_VERSION = "2"     # 2: conditions carry the -p LC texts
+FORMAT_VERSION = "3"     # 3: one ladder for LC, ECMData and RooflineFLOP
 
 
 def _plan_path(run: str) -> Path | None:

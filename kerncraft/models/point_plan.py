@@ -78,10 +78,9 @@ class PointPlan:
     kernel: PlanKernel
     checks: PlainCode                     # dimensions, trip counts, array bytes
     check_counts: tuple[int, int]         # how many dimensions, how many trip counts
-    ladder: PlainLadder | None            # LC, ECMData: the LC ladder for options.cores
+    ladder: PlainLadder | None            # LC, ECMData, RooflineFLOP: the LC ladder
     nontemporal: NontemporalChoice | None
     incore: PlanInCore | None = None      # ECM: compiled code, layout, ladders
-    roofline_ladder: PlainLadder | None = None   # RooflineFLOP: no streamed stores
 
 
 def _plan_kernel(kernel) -> PlanKernel:
@@ -129,16 +128,10 @@ def build_plan(kernel, machine, options, models: Sequence[str],
     ladder = None
     if "LC" in models and options.cache_fill is not None:
         return None     # (the API's fill shares: the full path's analysis takes them)
-    if "ECMData" in models or "LC" in models:
+    if {"LC", "ECMData", "RooflineFLOP"} & set(models):
         streamed = nontemporal.arrays if nontemporal is not None else ()
         ladder = cached_lc_analysis(kernel, machine, options.cores, None, True, streamed).plain
         if ladder is None or not isinstance(ladder.code, PlainCode):
-            return None
-    roofline_ladder = None
-    if "RooflineFLOP" in models:
-        roofline_ladder = cached_lc_analysis(kernel, machine, options.cores, None, True,
-                                             ()).plain
-        if roofline_ladder is None or not isinstance(roofline_ladder.code, PlainCode):
             return None
     incore = None
     if "ECM" in models:
@@ -148,8 +141,7 @@ def build_plan(kernel, machine, options, models: Sequence[str],
         if incore is None:
             return None
     return PointPlan(tuple(models), options, machine, tuple(kernel.constant_names),
-                     _plan_kernel(kernel), checks[0], checks[1], ladder, nontemporal, incore,
-                     roofline_ladder)
+                     _plan_kernel(kernel), checks[0], checks[1], ladder, nontemporal, incore)
 
 
 def extend_plan(plan: PointPlan, kernel, values: Mapping[str, int]) -> PointPlan:
@@ -197,11 +189,10 @@ def _result(plan: PointPlan, model: str, bindings: Mapping[str, int]):
                             args)
     if model == "LC":               # models/lc.compute_lc on the plan's ladder
         return _lc_result(plan, bindings)
-    if model == "RooflineFLOP":     # predict_traffic without streamed stores
-        traffic = plan.roofline_ladder.evaluate_point(bindings, True).traffic
-        return roofline_flop_from_traffic(plan.kernel, plan.machine, plan.options, traffic)
     traffic = with_nontemporal(plan.ladder.evaluate_point(bindings, True).traffic,
                                plan.nontemporal)
+    if model == "RooflineFLOP":
+        return roofline_flop_from_traffic(plan.kernel, plan.machine, plan.options, traffic)
     return ecm_data_from_traffic(plan.kernel, plan.machine, plan.options, traffic)
 
 

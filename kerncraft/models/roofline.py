@@ -17,7 +17,9 @@ from kerncraft.machine.bandwidth import select_bandwidth
 from kerncraft.models.ecm_data import convert_cycles
 from kerncraft.models.l1_stream import l1_bytes_per_unit
 from kerncraft.models.results import RooflineLevel, RooflineResult
-from kerncraft.models.transfers import kernel_stream_mix, predict_traffic
+from kerncraft.models.nontemporal import nontemporal_choice
+from kerncraft.models.transfers import (kernel_stream_mix, nontemporal_stream_mix, predict_traffic,
+                                         streamed_write_only)
 from kerncraft.options import as_options
 
 
@@ -31,6 +33,9 @@ def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]
     mix = kernel_stream_mix(kernel)
     if sum(mix) == 0:
         mix = (1, 0, 0)
+    # non-temporal stores: memory's benchmark is the one whose traffic there matches
+    # (a streamed copy moves what a read-write stream does), as in the ECM memory term
+    memory_mix = nontemporal_stream_mix(mix, streamed_write_only(kernel, traffic))
     flops_per_unit = kernel.total_flops * traffic.unit_of_work_iterations
     first = machine.memory_hierarchy[0].name   # 'L1', whatever the file calls it
     volumes = [(first, l1_bytes_per_unit(kernel, traffic.unit_of_work_iterations), False)]
@@ -39,7 +44,9 @@ def roofline_levels(kernel, machine, traffic, cores: int) -> list[RooflineLevel]
     volumes += [(link.lower, link.total_bytes, allocate) for link in transfer_volumes(traffic)]
     levels = []
     for name, nbytes, count_allocate in volumes:
-        choice = select_bandwidth(machine, name, *mix, cores=cores)
+        choice = select_bandwidth(machine, name,
+                                  *(memory_mix if name == machine.memory_level.name else mix),
+                                  cores=cores)
         # the measured bandwidth, scaled to the bytes the benchmark moved on this link
         # (write-allocates below L1, all victims into a victim cache), like nbytes
         bandwidth = choice.traffic_bandwidth(count_allocate, victim=name in victim_levels)
@@ -69,7 +76,8 @@ def compute_roofline_flop(kernel, machine, options=None) -> RooflineResult:
     if unit == "FLOP/s" and not kernel.total_flops:
         raise KerncraftError("FLOP/s is undefined for a kernel without floating-point "
                              "operations; use --unit It/s or cy/CL")
-    traffic = predict_traffic(kernel, machine, predictor, cores=cores)
+    nontemporal = nontemporal_choice(kernel, options.nontemporal_stores)
+    traffic = predict_traffic(kernel, machine, predictor, cores=cores, nontemporal=nontemporal)
     return roofline_flop_from_traffic(kernel, machine, options, traffic)
 
 
@@ -113,7 +121,9 @@ def compute_roofline_asm(kernel, machine, options=None) -> RooflineResult:
     predictor, cores = options.cache_predictor, options.cores
     unit = _unit_for(kernel, options)
     incore = incore_for(kernel, machine, options)
-    traffic = predict_traffic(kernel, machine, predictor, cores=cores)
+    # streamed stores: the option, the kernel's pragma, or the compiled loop's stores
+    nontemporal = nontemporal_choice(kernel, options.nontemporal_stores, incore)
+    traffic = predict_traffic(kernel, machine, predictor, cores=cores, nontemporal=nontemporal)
     first = machine.memory_hierarchy[0].name
     levels = [lvl for lvl in roofline_levels(kernel, machine, traffic, cores) if lvl.level != first]
     compute = max(incore.t_ol, incore.t_nol) / cores

@@ -97,7 +97,7 @@ def nontemporal_stream_mix(mix: tuple[int, int, int], streamed_writes: int
     return reads - paired, writes - paired, read_writes + paired
 
 
-def _streamed_write_only(kernel, traffic: TrafficResult) -> int:
+def streamed_write_only(kernel, traffic: TrafficResult) -> int:
     """How many write-only arrays of ``kernel`` the traffic stores non-temporally."""
     if traffic.nontemporal is None:
         return 0
@@ -130,7 +130,7 @@ def link_times(kernel, machine: MachineModel, traffic: TrafficResult,
             volume = link.total if duplex == "half-duplex" else max(link.loads, link.stores)
         else:
             choice = _memory_bandwidth(kernel, machine, link.lower, cores, saturated_domains,
-                                       _streamed_write_only(kernel, traffic))
+                                       streamed_write_only(kernel, traffic))
             bpc = choice.traffic_bandwidth(_writes_allocate(machine)) / machine.clock
             duplex = upstream.duplex or "half-duplex"
             volume = link.total
