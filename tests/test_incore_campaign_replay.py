@@ -63,6 +63,12 @@ def _recordings():
     return find_recordings([CORPUS])
 
 
+#: Our replayed MAPE per recording, as last improved (may only go down): the Zen 5 campaign
+#: after item 4 of issue 26 (2026-11-28: line splits from the kernel, vgatherqpd; all 692
+#: blocks predicted): static 8.55 %, simulation 8.67 % (rounded up to the next 0.1 point).
+LIMITS = {"amd-epyc-f26m2-2026-11-28": {"kerncraft": 0.086, "kerncraft-sim": 0.087}}
+
+
 @pytest.mark.parametrize("path", _recordings(), ids=lambda p: p.name)
 def test_replayed_mape_stays_within_one_point(path):
     recording = load_recording(path)
@@ -72,11 +78,17 @@ def test_replayed_mape_stays_within_one_point(path):
     for tool in ("kerncraft", "kerncraft-sim"):
         now = comparison.now[tool]
         recorded = comparison.recorded[tool]["mape"]
-        assert math.isfinite(now.mape) and now.blocks == recording.campaign["score"]["tools"][
+        # a block the model could not predict when recorded (a missing form) may be
+        # predicted now, never the other way round
+        assert math.isfinite(now.mape) and now.blocks >= recording.campaign["score"]["tools"][
             tool]["blocks"]
         assert now.mape <= recorded + GUARD + 1e-12, (
             f"{recording.name}: {tool} MAPE {100 * now.mape:.1f} % against "
             f"{100 * recorded:.1f} % recorded")
+        limit = LIMITS.get(recording.name, {}).get(tool)
+        assert limit is None or now.mape <= limit, (
+            f"{recording.name}: {tool} MAPE {100 * now.mape:.1f} % above the "
+            f"{100 * limit:.1f} % reached before")
     # the external tools are not run again: their scores are the recorded ones (which
     # campaign.json keeps with 6 decimals)
     for tool in ("llvm-mca", "osaca"):

@@ -50,8 +50,9 @@ def test_header(zen5):
     assert zen5.load_data_ports == ("LD0", "LD1")
     assert zen5.store_data_ports == ("STD0", "STD1")
     assert {f"ALU{i}" for i in range(6)} <= set(zen5.ports)
-    # L1DP, STC: the L1 data path of zmm accesses and the store commit (campaign limits)
-    assert set(zen5.divider_ports) == {"IDIV", "FDIV", "L1D", "L1DP", "STC"}
+    # L1DP, STC: the L1 data path of zmm accesses and the store commit (campaign limits);
+    # GTH: the gather sequencer (one element per cycle, measured)
+    assert set(zen5.divider_ports) == {"IDIV", "FDIV", "L1D", "L1DP", "STC", "GTH"}
     assert zen5.load_latency["gpr"] == 4
     assert all(zen5.load_latency[c] == 7 for c in ("scalar", "xmm", "ymm", "zmm"))
     assert zen5.rob_size == 448
@@ -187,6 +188,42 @@ def test_add_loop_ymm_not_on_the_l1_data_path():
     r = analyze_text(body(text), "ZEN5")
     assert r.port_totals.get("L1DP", 0.0) == pytest.approx(0.0)
     assert r.throughput == pytest.approx(1.0)
+
+
+
+@pytest.mark.parametrize("width,elements,expect", [("ymm", 4, 3.9), ("zmm", 8, 7.2)])
+def test_gather_one_element_per_cycle(width, elements, expect):
+    """clang's syrk inner loop with vgatherqpd (the 4 blocks the campaign could not predict
+    before item 4). By hand: the gather sequencer GTH 3.9 (ymm) / 7.2 (zmm) cy per gather
+    (measured with one line: 3.94 / 7.22 cy); LD0/LD1 (elements + 1 FMA operand) / 2 =
+    2.5 / 4.5; FMA 0.5; LCD 2 cy (vpaddq) -> GTH bounds: 3.9 / 7.2 cy
+    (campaign 5.35-5.37 / 8.48-8.68)."""
+    w = width
+    text = "\n".join([
+        f"        vpsllq $3, %{w}4, %{w}5", f"        vpaddq %{w}2, %{w}5, %{w}5",
+        "        kxnorw %k0, %k0, %k1", "        vxorpd %xmm6, %xmm6, %xmm6",
+        f"        vgatherqpd (%r15,%{w}5,8), %{w}6{{%k1}}",
+        f"        vfmadd213pd (%rcx,%rax), %{w}3, %{w}6", f"        vmovupd %{w}6, (%rcx,%rax)",
+        f"        vpaddq %{w}4, %{w}8, %{w}4"])
+    r = analyze_text(body(text), "ZEN5")
+    assert r.port_totals["GTH"] == pytest.approx(expect)
+    assert r.port_totals["LD0"] + r.port_totals["LD1"] == pytest.approx(elements + 1)
+    assert r.throughput == pytest.approx(expect)
+
+
+def test_zmm_load_split_costs_a_load_path_cycle():
+    """A 3-instruction zmm loop whose first load is 8 B off the line (a stencil's a[i+1])
+    and advances 64 B: that load crosses a 64-B line in every iteration (registers assumed
+    64-B aligned). By hand: LD0 + LD1 2 loads -> 2.0 cy, + 1 for the split load (ZEN5
+    line_split zmm: +1 cy on LD0/LD1) -> 3.0; the bound stays the L1 data path, 3 x 0.5 =
+    1.5 cy, with the split (LD 1.5 per port) as without."""
+    text = ("        vmovupd 8(%rsi,%rax), %zmm0\n        vaddpd (%rsi,%rax), %zmm0, %zmm0\n"
+            "        vmovupd %zmm0, (%rdi,%rax)")
+    aligned = analyze_text(body(text), "ZEN5")
+    split = analyze_text(body(text), "ZEN5", split_alignment=64)
+    assert aligned.port_totals["LD0"] + aligned.port_totals["LD1"] == pytest.approx(2.0)
+    assert split.port_totals["LD0"] + split.port_totals["LD1"] == pytest.approx(3.0)
+    assert aligned.throughput == split.throughput == pytest.approx(1.5)
 
 
 def test_unrolled_copy_store_commit():
