@@ -6,9 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+from kerncraft.incore.analysis import analyze_text
 from kerncraft.incore.graph_algorithms import (find_cycle, maximum_flow,
                                                strongly_connected_components)
 from kerncraft.incore.model import Uop
@@ -38,6 +40,8 @@ def test_the_one_cycle_is_found_in_order():
     assert find_cycle(edges) == [1, 2, 3]
     with pytest.raises(ValueError):
         find_cycle([("a", "b"), ("b", "c")])
+    # a self-loop is a cycle of one edge: 0 a->b, 1 b->b
+    assert find_cycle([("a", "b"), ("b", "b")]) == [1]
 
 
 def test_max_flow_equals_the_min_cut():
@@ -53,6 +57,34 @@ def test_max_flow_equals_the_min_cut():
 def test_unbounded_edges_carry_what_the_bounded_ones_allow():
     # s -> a (4), a -> b unbounded, b -> t (3): the flow is 3
     assert maximum_flow([(0, 1, 4), (1, 2, None), (2, 3, 3)], 0, 3)[0] == 3
+
+
+def test_edges_given_twice_or_both_ways_are_refused():
+    # the residual of u -> v would mix with v -> u's flow, two u -> v would merge theirs
+    with pytest.raises(ValueError):
+        maximum_flow([(0, 1, 2), (1, 0, 1), (1, 2, 2)], 0, 2)
+    with pytest.raises(ValueError):
+        maximum_flow([(0, 1, 2), (0, 1, 3), (1, 2, 5)], 0, 2)
+
+
+@pytest.mark.parametrize("name, cyclic", [
+    # gather: a 2-node and a 3-node component; Gauss-Seidel 2d-5pt at -O1: one of 6
+    ("asm_intel/gather.att.s", [2, 3]), ("asm_memdeps/gs2d5pt_gcc12_O1.s", [6])])
+def test_components_of_real_loops_match_networkx(name, cyclic):
+    # networkx (an independent implementation) on the exported graph is the reference;
+    # the sizes of the multi-node components are the ones networkx gave when written
+    nx = pytest.importorskip("networkx")
+    text = (Path(__file__).parent / "data" / name).read_text()
+    graph = analyze_text(text, "CSX", ignore_unknown=True).graph
+    exported = graph.to_networkx()
+    assert exported.number_of_nodes() == len(graph.nodes)
+    assert exported.number_of_edges() == len(graph.edges)
+    succ: dict = {}
+    for e in graph.edges:
+        succ.setdefault(e.src, []).append(e.dst)
+    ours = {frozenset(c) for c in strongly_connected_components(graph.nodes, succ)}
+    assert ours == {frozenset(c) for c in nx.strongly_connected_components(exported)}
+    assert sorted(len(c) for c in ours if len(c) > 1) == cyclic
 
 
 def test_interchangeable_ports_get_even_cells():

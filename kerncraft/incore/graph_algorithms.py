@@ -112,11 +112,13 @@ def maximum_flow(capacities: Iterable[tuple[int, int, int | None]], source: int,
     search) on nodes numbered from 0. ``capacities``: edges ``(u, v, c)``, ``c`` None
     for an unbounded edge. Returns the flow value and ``flow[u][v]`` for every edge
     given (0 where nothing flows). Edges must not come in antiparallel pairs (the
-    residual of one would be the other's flow)."""
+    residual of one would be the other's flow) nor twice (their flows would merge)."""
     capacities = list(capacities)
     pairs = {(u, v) for u, v, _ in capacities}
     if any((v, u) in pairs for u, v in pairs):
         raise ValueError("maximum_flow: antiparallel edges")
+    if len(pairs) != len(capacities):
+        raise ValueError("maximum_flow: parallel edges")
     bounded = sum(c for _, _, c in capacities if c is not None)
     residual: dict[int, dict[int, int]] = {}
     for u, v, c in capacities:
