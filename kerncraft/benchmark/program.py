@@ -281,6 +281,11 @@ def _run(argv: Sequence[str], cwd: str, what: str) -> None:
         raise error
 
 
+def support_renames() -> tuple[str, ...]:
+    """The flags that compile ``SUPPORT_C`` next to ``TIMER_C`` in one program."""
+    return _SUPPORT_RENAMES
+
+
 def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
                     threads: int = 1,
                     likwid: bool = False, constants: str = "auto",

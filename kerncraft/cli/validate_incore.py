@@ -246,9 +246,13 @@ def _replay(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         comparison = compare(recording, records)
         comparisons.append(comparison)
         tools = _tools_in(records)
+        left_out = sum(r.not_run for r in records if r.measured is not None)
         print("\n".join([f"## {recording.name}: {comparison.host} (machine file "
                          f"{recording.machine_file.name})", "",
-                         *format_scores(comparison.now), ""]), file=out, flush=True)
+                         *format_scores(comparison.now), ""]
+                        + ([f"{left_out} block(s) left out: their program runs another "
+                            "loop (benchmarks/incore_loop_check.py)", ""] if left_out else [])),
+              file=out, flush=True)
         documents.append({**score_document(records, tools, recording.host),
                           "comparison": comparison.to_dict()})
     print("\n".join(["## all recordings: MAPE now and as recorded", "",

@@ -296,6 +296,12 @@ def make_block(kernel_name: str, kernel_path: Path, variant: Variant, budget: in
     compiled = compile_to_assembly(benchmark_source(provisional), variant.compiler, flags)
     selection = select_block(parse_x86(compiled.assembly, filename="<benchmark>"), provisional)
     check_jam(provisional, selection)
+    if len(selection.candidates) > 1:    # the program holds several loops: which one runs?
+        from kerncraft.validation.incore_loopcheck import check_runs, loop_counts
+
+        check_runs(selection, loop_counts(provisional, variant.compiler, flags,
+                                          [c.first_line for c in selection.candidates],
+                                          compiled.assembly))
     text = normalise(marked_block(compiled.assembly, selection, "KC-BEGIN", "KC-END"))
     per_row = selection.unroll * selection.simd_width
     extents = plan_extents(kernel_name, kernel, per_row,

@@ -79,6 +79,13 @@ class BlockRecord:
     def unstable(self) -> bool:
         return bool((self.doc.get("measured") or {}).get("unstable"))
 
+    @property
+    def not_run(self) -> bool:
+        """True when counting showed that the program runs another of its loops than
+        this block (``loop_check``, :mod:`kerncraft.validation.incore_loopcheck`): the
+        measured time is not this block's."""
+        return (self.doc.get("loop_check") or {}).get("runs") is False
+
     def prediction(self, tool: str) -> ToolPrediction | None:
         doc = (self.doc.get("predictions") or {}).get(tool)
         return None if doc is None else ToolPrediction.from_dict(tool, doc)

@@ -88,8 +88,9 @@ def score_pairs(tool: str, pairs: Sequence[tuple[float, float]], failed: int = 0
 
 
 def scorable(records: Iterable) -> list:
-    """The blocks that count: measured, and stable."""
-    return [r for r in records if r.measured is not None and r.measured > 0 and not r.unstable]
+    """The blocks that count: measured, stable, and the loop the program runs."""
+    return [r for r in records if r.measured is not None and r.measured > 0 and not r.unstable
+            and not getattr(r, "not_run", False)]
 
 
 def _pairs(records: Sequence, tool: str) -> tuple[list[tuple[float, float]], int]:
@@ -146,11 +147,13 @@ def jointly_bad(records: Sequence, tools: Sequence[str], threshold: float = 0.2)
 def score_document(records: Sequence, tools: Sequence[str], host: Mapping[str, Any],
                    extra: Mapping[str, Any] | None = None, worst: int = 20) -> dict[str, Any]:
     """The ``--json`` document: ``host``, ``blocks`` (scored), ``measured``,
-    ``unstable``, ``tools``, ``families``, ``worst`` (by our static analyzer), ``jointly_bad``."""
+    ``unstable``, ``not_run`` (another loop of the program ran), ``tools``, ``families``,
+    ``worst`` (by our static analyzer), ``jointly_bad``."""
     measured = [r for r in records if r.measured is not None]
     ranked = worst_blocks(records, tools[0], worst) if tools else []
     return {"host": dict(host), "blocks": len(scorable(records)), "measured": len(measured),
             "unstable": sum(r.unstable for r in measured),
+            "not_run": sum(getattr(r, "not_run", False) for r in measured),
             "tools": {t: s.to_dict() for t, s in score_tools(records, tools).items()},
             "families": {f: {t: s.to_dict() for t, s in scores.items()}
                          for f, scores in score_families(records, tools).items()},

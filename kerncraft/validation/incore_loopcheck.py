@@ -1,0 +1,91 @@
+"""Which loop of a benchmark program runs: the iterations of every candidate loop, counted.
+
+A compiled benchmark may hold the kernel's loop more than once: a remainder loop after an
+unrolled one, or two versions of the whole loop (gcc at ``-O3 -funroll-loops`` emits
+jacobi-1d's loop twice). The block selection picks one by its facts; which one the
+program executes only a run can tell, and the campaign attributes the measured time to
+the block it predicts. Here the benchmark's assembly gets one ``incq`` of a counter at
+the top of every candidate loop (flags are dead there: every loop closes with its own
+compare and branch), the program runs once at a small extent, and a destructor prints
+the counts on stderr. :func:`check_runs` refuses a block that is not the loop that runs.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from kerncraft.errors import KerncraftError
+
+__all__ = ["COUNTER_C", "counted_assembly", "loop_counts", "check_runs"]
+
+#: The counters and the destructor that prints them (linked into the counting program).
+COUNTER_C = r"""#include <stdio.h>
+long kc_loop_count[256];
+__attribute__((destructor)) static void kc_print_loop_counts(void)
+{
+    for (int k = 0; k < 256; ++k)
+        fprintf(stderr, "KC-LOOP %d %ld\n", k, kc_loop_count[k]);
+}
+"""
+_COUNT_LINE = re.compile(r"^KC-LOOP (\d+) (\d+)$", re.M)
+
+
+def counted_assembly(assembly: str, label_lines: Sequence[int]) -> str:
+    """``assembly`` with ``incq kc_loop_count+8k(%rip)`` after the label line of the k-th
+    loop (1-based line numbers, as the parser numbers them)."""
+    if len(label_lines) > 256:
+        raise KerncraftError("more than 256 candidate loops to count")
+    lines = assembly.split("\n")
+    for k, number in sorted(enumerate(label_lines), key=lambda kv: -kv[1]):
+        lines.insert(number, f"\tincq\tkc_loop_count+{8 * k}(%rip)")
+    return "\n".join(lines)
+
+
+def loop_counts(kernel, compiler: str, flags: Sequence[str], label_lines: Sequence[int],
+                assembly: str) -> list[int]:
+    """Iterations of each loop whose label is at ``label_lines`` of the benchmark's
+    ``assembly`` (compiled with ``flags``), in one run at the bound ``kernel``'s sizes
+    and a single repetition."""
+    from kerncraft.benchmark.program import TIMER_C, support_renames
+    from kerncraft.compilation.codegen import SUPPORT_C, program_arguments
+    from kerncraft.compilation.compiler import clean_flags
+    from kerncraft.measure.timing import find_c_compiler
+
+    path, kept = str(find_c_compiler(compiler)), clean_flags(flags)[0]
+    libraries = ("-lm",) if kernel.math_calls else ()
+    with tempfile.TemporaryDirectory(prefix="kerncraft-loopcount-") as tmp:
+        Path(tmp, "kernel.s").write_text(counted_assembly(assembly, label_lines))
+        Path(tmp, "support.c").write_text(SUPPORT_C)
+        Path(tmp, "timer.c").write_text(TIMER_C)
+        Path(tmp, "count.c").write_text(COUNTER_C)
+        steps = [[path, *kept, "-c", "kernel.s", "-o", "kernel.o"],
+                 [path, "-O2", *support_renames(), "-c", "support.c", "-o", "support.o"],
+                 [path, "-O2", "-c", "timer.c", "-o", "timer.o"],
+                 [path, "-O2", "-c", "count.c", "-o", "count.o"],
+                 [path, *kept, "kernel.o", "support.o", "timer.o", "count.o", "-o", "count",
+                  *libraries]]
+        for argv in steps:
+            done = subprocess.run(argv, cwd=tmp, capture_output=True, text=True)
+            if done.returncode:
+                raise KerncraftError(f"loop count build failed: {done.stderr.strip()[:200]}")
+        run = subprocess.run([str(Path(tmp, "count")), *program_arguments(kernel, repetitions=1)],
+                             cwd=tmp, capture_output=True, text=True, timeout=60)
+        if run.returncode:
+            raise KerncraftError(f"loop count run failed: {run.stderr.strip()[:200]}")
+    counts = {int(k): int(n) for k, n in _COUNT_LINE.findall(run.stderr)}
+    return [counts.get(k, 0) for k in range(len(label_lines))]
+
+
+def check_runs(selection, counts: Sequence[int]) -> None:
+    """Refuse a block that is not the loop that runs most: another candidate loop of
+    the program counted more iterations than the chosen one (its time would be measured
+    and attributed to the chosen block)."""
+    chosen = counts[selection.index]
+    busiest = max(range(len(counts)), key=lambda k: counts[k])
+    if counts[busiest] > chosen:
+        raise KerncraftError(
+            f"the block (loop {selection.index}, {chosen} iterations counted) is not the "
+            f"loop that runs: loop {busiest} of the program counted {counts[busiest]}")
