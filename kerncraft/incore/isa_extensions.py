@@ -106,8 +106,25 @@ def describe_missing(form: str, arch: str, missing: Iterable[str],
 
 
 # ------------------------------------------------------------------ x86
-def _any(*patterns: str) -> re.Pattern[str]:
-    return re.compile("^(?:" + "|".join(patterns) + ")$")
+class _LazyPattern:
+    """A regular expression compiled at its first use: compiling the ~45 patterns of this
+    module took ~15 ms at import, and a run whose port model comes from the disk store
+    classifies only a handful of mnemonics (or none)."""
+
+    __slots__ = ("_source", "_compiled")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    def match(self, text: str) -> re.Match[str] | None:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source)
+        return self._compiled.match(text)
+
+
+def _any(*patterns: str) -> _LazyPattern:
+    return _LazyPattern("^(?:" + "|".join(patterns) + ")$")
 
 
 # EVEX-only mnemonics (AVX-512 at every vector width), by the extension that has them
@@ -152,7 +169,7 @@ _WIDE_BW = _any(r"vp(add|sub)(u?s)?[bw]", r"vpavg[bw]", r"vp(max|min)[su][bw]", 
                 r"vp(extr|insr)[bw]")
 _WIDE_DQ = _any(r"v(and|andn|or|xor)p[sd]")
 # scalar FP forms (no 'vp...' integer op is scalar): EVEX on xmm without AVX512VL
-_SCALAR = re.compile(r"^v(?!p)\w*(s[sdh]|2u?si[lq]?|u?si2s[sdh][lq]?)$")
+_SCALAR = _LazyPattern(r"^v(?!p)\w*(s[sdh]|2u?si[lq]?|u?si2s[sdh][lq]?)$")
 _AVX2 = _any(r"vpbroadcast[bwdq]", r"vbroadcasti128", r"vperm2i128", r"v(insert|extract)i128",
              r"vperm(d|q|pd|ps)", r"vpblendd", r"vps(ll|rl)v[dq]", r"vpsravd", r"vpmaskmov[dq]",
              r"vgather[dq]p[sd]", r"vpgather[dq][dq]")
@@ -182,7 +199,7 @@ _LEGACY = (
     ("PCLMUL", _any(r"pclmulqdq")), ("SHA", _any(r"sha(1|256)\w+")),
     ("GFNI", _any(r"gf2p8(affineinvqb|affineqb|mulb)")),
 )
-_KMASK = re.compile(r"^k(add|and|andn|mov|not|or|ortest|shiftl|shiftr|test|xnor|xor)([bwdq])$")
+_KMASK = _LazyPattern(r"^k(add|and|andn|mov|not|or|ortest|shiftl|shiftr|test|xnor|xor)([bwdq])$")
 
 
 def _x86_extensions(mnemonic: str, types: tuple[str, ...]) -> frozenset[str]:
