@@ -294,14 +294,18 @@ def make_block(kernel_name: str, kernel_path: Path, variant: Variant, budget: in
     provisional = kernel.bind({**fixed, inner: 1024})
     flags = kernel_flags(provisional, variant.compiler, variant.flags)
     compiled = compile_to_assembly(benchmark_source(provisional), variant.compiler, flags)
-    selection = select_block(parse_x86(compiled.assembly, filename="<benchmark>"), provisional)
-    check_jam(provisional, selection)
+    lines = parse_x86(compiled.assembly, filename="<benchmark>")
+    selection = select_block(lines, provisional)
     if len(selection.candidates) > 1:    # the program holds several loops: which one runs?
-        from kerncraft.validation.incore_loopcheck import check_runs, loop_counts
+        from kerncraft.validation.incore_loopcheck import busiest_loop, check_runs, loop_counts
 
-        check_runs(selection, loop_counts(provisional, variant.compiler, flags,
-                                          [c.first_line for c in selection.candidates],
-                                          compiled.assembly))
+        counts = loop_counts(provisional, variant.compiler, flags,
+                             [c.first_line for c in selection.candidates], compiled.assembly)
+        busiest = busiest_loop(counts)
+        if busiest != selection.index and selection.candidates[busiest].consistent:
+            selection = select_block(lines, provisional, block=busiest)   # the loop that runs
+        check_runs(selection, counts)
+    check_jam(provisional, selection)
     text = normalise(marked_block(compiled.assembly, selection, "KC-BEGIN", "KC-END"))
     per_row = selection.unroll * selection.simd_width
     extents = plan_extents(kernel_name, kernel, per_row,

@@ -7,7 +7,8 @@ program executes only a run can tell, and the campaign attributes the measured t
 the block it predicts. Here the benchmark's assembly gets one ``incq`` of a counter at
 the top of every candidate loop (flags are dead there: every loop closes with its own
 compare and branch), the program runs once at a small extent, and a destructor prints
-the counts on stderr. :func:`check_runs` refuses a block that is not the loop that runs.
+the counts on stderr. The campaign takes the busiest loop when it fits the kernel
+(:func:`busiest_loop`) and :func:`check_runs` refuses a block that is not the loop that runs.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Mapping, Sequence
 
 from kerncraft.errors import KerncraftError
 
-__all__ = ["COUNTER_C", "counted_assembly", "loop_counts", "check_runs"]
+__all__ = ["COUNTER_C", "busiest_loop", "counted_assembly", "loop_counts", "check_runs"]
 
 #: The counters and the destructor that prints them (linked into the counting program).
 COUNTER_C = r"""#include <stdio.h>
@@ -79,12 +80,17 @@ def loop_counts(kernel, compiler: str, flags: Sequence[str], label_lines: Sequen
     return [counts.get(k, 0) for k in range(len(label_lines))]
 
 
+def busiest_loop(counts: Sequence[int]) -> int:
+    """The index of the loop that counted the most iterations (the first of equals)."""
+    return max(range(len(counts)), key=lambda k: (counts[k], -k))
+
+
 def check_runs(selection, counts: Sequence[int]) -> None:
     """Refuse a block that is not the loop that runs most: another candidate loop of
     the program counted more iterations than the chosen one (its time would be measured
     and attributed to the chosen block)."""
     chosen = counts[selection.index]
-    busiest = max(range(len(counts)), key=lambda k: counts[k])
+    busiest = busiest_loop(counts)
     if counts[busiest] > chosen:
         raise KerncraftError(
             f"the block (loop {selection.index}, {chosen} iterations counted) is not the "
