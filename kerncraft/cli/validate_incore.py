@@ -151,7 +151,19 @@ def _campaign(opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _command(opts: argparse.Namespace) -> str:
-    return " ".join([PROG, *sys.argv[1:]]) if sys.argv and "validate" in sys.argv[0] else PROG
+    """The command line as recorded: where the outputs went (``--json``, ``--results``,
+    ``--plot``) is left out, so no path of this host goes into a recording."""
+    if not (sys.argv and "validate" in sys.argv[0]):
+        return PROG
+    words, skip = [PROG], False
+    for word in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif word in ("--json", "--results", "--plot"):
+            skip = True
+        elif not word.startswith(("--json=", "--results=", "--plot=")):
+            words.append(word)
+    return " ".join(words)
 
 
 def _document(result, records, tools, options, opts) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Mapping
 
@@ -143,9 +144,11 @@ class ExternalTools:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"llvm-mca": {"path": self.llvm_mca, "arguments": self.llvm_mca_args,
+        # the executables' names, not their paths: recordings carry no path of this host
+        name = (lambda path: Path(path).name if path else None)  # noqa: E731
+        return {"llvm-mca": {"path": name(self.llvm_mca), "arguments": self.llvm_mca_args,
                              "version": self.llvm_mca_version},
-                "osaca": {"path": self.osaca, "arch": self.osaca_arch,
+                "osaca": {"path": name(self.osaca), "arch": self.osaca_arch,
                           "version": self.osaca_version},
                 "notes": list(self.notes)}
 
