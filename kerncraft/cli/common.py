@@ -28,7 +28,8 @@ def jobs_count(value: str) -> int | None:
     return positive_int(value)
 
 
-def run_reporting_errors(program: str, run: Callable[[], int]) -> int:
+def run_reporting_errors(program: str, run: Callable[[], int],
+                         interrupted: str = "interrupted") -> int:
     """``run()``'s exit code; a user's error is one line (plus its notes) on stderr,
     an interrupt exit code 130, a closed pipe (``| head``) a quiet 1, an I/O error of
     no particular file (the output on a full disk under ``> file``) one line and 1."""
@@ -38,7 +39,7 @@ def run_reporting_errors(program: str, run: Callable[[], int]) -> int:
         print(error_lines(program, exc), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print(f"{program}: interrupted", file=sys.stderr)
+        print(f"{program}: {interrupted}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 1

@@ -23,8 +23,9 @@ import math
 import sys
 from typing import Sequence, TextIO
 
+from kerncraft.cli.common import run_reporting_errors
 from kerncraft.cli.plotting import plot_path, require_matplotlib, write_validation
-from kerncraft.errors import KerncraftError, error_lines
+from kerncraft.errors import KerncraftError
 
 __all__ = ["main", "build_parser", "format_row", "format_summary"]
 
@@ -460,14 +461,7 @@ def main(argv: Sequence[str] | None = None, measure=None) -> int:
         parser.error("--results and --compilers belong to the in-core campaign (--incore)")
     to_stdout = opts.json == "-"
     out = sys.stderr if to_stdout else sys.stdout
-    try:
-        return run(opts, out, sys.stderr, measure)
-    except KerncraftError as exc:
-        print(error_lines(PROG, exc), file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    return run_reporting_errors(PROG, lambda: run(opts, out, sys.stderr, measure))
 
 
 def _run_incore(opts: argparse.Namespace) -> int:
@@ -475,15 +469,9 @@ def _run_incore(opts: argparse.Namespace) -> int:
     from kerncraft.cli.validate_incore import run_incore
 
     out = sys.stderr if opts.json == "-" else sys.stdout
-    try:
-        return run_incore(opts, out, sys.stderr)
-    except KerncraftError as exc:
-        print(error_lines(PROG, exc), file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted (the measured blocks are kept in the results file)",
-              file=sys.stderr)
-        return 130
+    return run_reporting_errors(
+        PROG, lambda: run_incore(opts, out, sys.stderr),
+        "interrupted (the measured blocks are kept in the results file)")
 
 
 if __name__ == "__main__":  # pragma: no cover
