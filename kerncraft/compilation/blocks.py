@@ -107,17 +107,19 @@ def kernel_strides(kernel: KernelModel, level: int = -1) -> list[int]:
     """Bytes each array access moves per iteration of loop ``level`` (default
     innermost; positive; accesses with symbolic or zero stride left out)."""
     loop = kernel.loops[level]
+    return [abs(int(coeff)) * arr.element_size * abs(loop.step)
+            for _, arr, coeff, _ in _array_accesses(kernel, loop) if coeff.is_Integer and coeff]
+
+
+def _array_accesses(kernel: KernelModel, loop):
+    """(access, array, coefficient of ``loop``'s index, constant values) of every array
+    access of the kernel, the coefficient with the bound constants substituted."""
     values = {c.symbol: sympy.Integer(v) for c in kernel.constants
               if (v := kernel.bindings.get(c.name)) is not None}
-    strides = []
     for acc in kernel.accesses:
         arr = kernel.arrays.get(acc.array)
-        if arr is None or arr.is_scalar:
-            continue
-        coeff = sympy.diff(acc.linear_index, loop.symbol).xreplace(values)
-        if coeff.is_Integer and coeff != 0:
-            strides.append(abs(int(coeff)) * arr.element_size * abs(loop.step))
-    return strides
+        if arr is not None and not arr.is_scalar:
+            yield acc, arr, sympy.diff(acc.linear_index, loop.symbol).xreplace(values), values
 
 
 def _element_size(kernel: KernelModel) -> int:
@@ -317,14 +319,8 @@ def kernel_streams(kernel: KernelModel, k: int, level: int = -1, jam: int = 1) -
     (each access once per jammed iteration, at that iteration's offset)."""
     loop = kernel.loops[level]
     outer = kernel.loops[(level % len(kernel.loops)) - 1] if jam > 1 else None
-    values = {c.symbol: sympy.Integer(v) for c in kernel.constants
-              if (v := kernel.bindings.get(c.name)) is not None}
     members = []
-    for acc in kernel.accesses:
-        arr = kernel.arrays.get(acc.array)
-        if arr is None or arr.is_scalar:
-            continue
-        coeff = sympy.diff(acc.linear_index, loop.symbol).xreplace(values)
+    for acc, arr, coeff, values in _array_accesses(kernel, loop):
         if coeff == 0:
             continue
         window = (abs(int(coeff)) * arr.element_size * abs(loop.step) * k
