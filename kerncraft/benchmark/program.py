@@ -281,9 +281,16 @@ def _run(argv: Sequence[str], cwd: str, what: str) -> None:
         raise error
 
 
-def support_renames() -> tuple[str, ...]:
-    """The flags that compile ``SUPPORT_C`` next to ``TIMER_C`` in one program."""
-    return _SUPPORT_RENAMES
+def support_units(threads: int = 1, likwid: bool = False
+                  ) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(file name, C text, flags) of the benchmark's units besides the kernel: the
+    generated code's support functions and the timers."""
+    from kerncraft.compilation.codegen import SUPPORT_C
+
+    openmp = ("-fopenmp",) if threads > 1 else ()
+    marker = ("-DKC_LIKWID", "-DLIKWID_PERFMON") if likwid else ()
+    return [("support.c", SUPPORT_C, ("-O2", *_SUPPORT_RENAMES)),
+            ("timer.c", TIMER_C, ("-O2", *openmp, *marker))]
 
 
 def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
@@ -293,18 +300,14 @@ def build_benchmark(kernel: KernelModel, *, compiler: str, flags: Sequence[str],
     """Generate, compile and link the benchmark of a bound ``kernel`` (cached)."""
     from kerncraft.measure.timing import (cached_executable, find_c_compiler,
                                           install_executable)
-    from kerncraft.compilation.codegen import SUPPORT_C
     from kerncraft.compilation.compiler import clean_flags
 
     source = benchmark_source(kernel, threads=threads, constants=constants, aliasing=aliasing)
     path = find_c_compiler(compiler)
     kept = clean_flags(flags)[0]
     openmp = ("-fopenmp",) if threads > 1 else ()
-    marker = ("-DKC_LIKWID", "-DLIKWID_PERFMON") if likwid else ()
     libraries = (("-llikwid",) if likwid else ()) + (("-lm",) if kernel.math_calls else ())
-    units = [("kernel.c", source, (*kept, *openmp)),
-             ("support.c", SUPPORT_C, ("-O2", *_SUPPORT_RENAMES)),
-             ("timer.c", TIMER_C, ("-O2", *openmp, *marker))]
+    units = [("kernel.c", source, (*kept, *openmp)), *support_units(threads, likwid)]
     target = cached_executable("kernel", path, kept,
                                (_BUILD_VERSION, *libraries,
                                 *(f"{n}\0{s}\0{chr(1).join(f)}" for n, s, f in units)))

@@ -50,28 +50,23 @@ def loop_counts(kernel, compiler: str, flags: Sequence[str], label_lines: Sequen
     """Iterations of each loop whose label is at ``label_lines`` of the benchmark's
     ``assembly`` (compiled with ``flags``), in one run at the bound ``kernel``'s sizes
     and a single repetition."""
-    from kerncraft.benchmark.program import TIMER_C, support_renames
-    from kerncraft.compilation.codegen import SUPPORT_C, program_arguments
+    from kerncraft.benchmark.program import support_units
+    from kerncraft.compilation.codegen import program_arguments
     from kerncraft.compilation.compiler import clean_flags
     from kerncraft.measure.timing import find_c_compiler
 
     path, kept = str(find_c_compiler(compiler)), clean_flags(flags)[0]
     libraries = ("-lm",) if kernel.math_calls else ()
+    # the benchmark's own units, with the kernel as counted assembly and the counters
+    units = [("kernel.s", counted_assembly(assembly, label_lines), kept), *support_units(),
+             ("count.c", COUNTER_C, ("-O2",))]
     with tempfile.TemporaryDirectory(prefix="kerncraft-loopcount-") as tmp:
-        Path(tmp, "kernel.s").write_text(counted_assembly(assembly, label_lines))
-        Path(tmp, "support.c").write_text(SUPPORT_C)
-        Path(tmp, "timer.c").write_text(TIMER_C)
-        Path(tmp, "count.c").write_text(COUNTER_C)
-        steps = [[path, *kept, "-c", "kernel.s", "-o", "kernel.o"],
-                 [path, "-O2", *support_renames(), "-c", "support.c", "-o", "support.o"],
-                 [path, "-O2", "-c", "timer.c", "-o", "timer.o"],
-                 [path, "-O2", "-c", "count.c", "-o", "count.o"],
-                 [path, *kept, "kernel.o", "support.o", "timer.o", "count.o", "-o", "count",
-                  *libraries]]
-        for argv in steps:
-            done = subprocess.run(argv, cwd=tmp, capture_output=True, text=True)
-            if done.returncode:
-                raise KerncraftError(f"loop count build failed: {done.stderr.strip()[:200]}")
+        objects = []
+        for name, text, unit_flags in units:
+            Path(tmp, name).write_text(text)
+            objects.append(name.rsplit(".", 1)[0] + ".o")
+            _build([path, *unit_flags, "-c", name, "-o", objects[-1]], tmp)
+        _build([path, *kept, *objects, "-o", "count", *libraries], tmp)
         run = subprocess.run([str(Path(tmp, "count")), *program_arguments(kernel, repetitions=1)],
                              cwd=tmp, capture_output=True, text=True, timeout=60)
         if run.returncode:
@@ -83,6 +78,12 @@ def loop_counts(kernel, compiler: str, flags: Sequence[str], label_lines: Sequen
 def busiest_loop(counts: Sequence[int]) -> int:
     """The index of the loop that counted the most iterations (the first of equals)."""
     return max(range(len(counts)), key=lambda k: (counts[k], -k))
+
+
+def _build(argv: Sequence[str], folder: str) -> None:
+    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True)
+    if done.returncode:
+        raise KerncraftError(f"loop count build failed: {done.stderr.strip()[:200]}")
 
 
 def check_runs(selection, counts: Sequence[int]) -> None:
