@@ -66,8 +66,9 @@ def load_built(path: Path) -> Any | None:
     doc = _unpickle_without_gc(entry) if entry is not None else None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_VERSION:
         return None
-    try:
-        fresh = all(_digest(Path(name)) == digest for name, digest in doc["files"])
+    try:       # the file itself is in the entry's key: only its parents are read again
+        fresh = all(_digest(Path(name)) == digest for name, digest in doc["files"]
+                    if Path(name) != path)
     except (OSError, KeyError, TypeError, ValueError):
         return None
     if not fresh:
