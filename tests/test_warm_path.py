@@ -85,7 +85,7 @@ def test_json_on_stdout_and_store_lines_are_identical(isolated_cache, tmp_path, 
 def test_sim_predictor_and_mixed_sweeps(isolated_cache, capsys, monkeypatch):
     """A sweep with some points stored computes only the others, and prints
     the same as a run that computed all of them."""
-    # -j 1: the points are counted in this process (-j auto would fork for SIM)
+    # -j 1: the points are counted in this process
     base = ["-p", "ECM", "-P", "SIM", "-m", "CSX", str(FIVE_POINT), "-D", "M", "60", "-j", "1"]
     _run(base + ["-D", "N", "100"], capsys)
     computed = []
@@ -179,7 +179,7 @@ def test_parallel_points_print_as_sequential_ones(capsys, monkeypatch):
             "-D", "N", "60-120:3"]
     sequential = _run(argv + ["-j", "1"], capsys)
     assert _run(argv + ["-j", "2"], capsys) == sequential
-    assert _run(argv, capsys) == sequential         # -j auto: parallel for SIM sweeps
+    assert _run(argv + ["-j", "auto"], capsys) == sequential   # parallel for SIM
     failing = ["-p", "ECM", "-m", "CSX", str(FIVE_POINT), "-D", "M", "10", "-D", "N", "1-4:4"]
     assert _run(failing + ["-j", "2"], capsys) == _run(failing + ["-j", "1"], capsys)
 

@@ -140,11 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "gets Kerncraft's layout (one pickled dict keyed by the run's "
                              "options, -D point and model; values as in --json), any other "
                              "name one JSON line per run (JSON Lines)")
-    parser.add_argument("-j", "--jobs", type=jobs_count, default=None, metavar="N",
-                        help="compute the -D points of a sweep in N processes, or 'auto' "
-                             "(the default: every CPU this process may use for a -P SIM "
-                             "sweep, whose points are whole cache simulations; 1 otherwise, "
-                             "where a point is arithmetic); not with --plot or -p Benchmark")
+    parser.add_argument("-j", "--jobs", type=jobs_count, default=1, metavar="N",
+                        help="compute the -D points of a sweep in N processes (default 1), or "
+                             "'auto': every CPU this process may use for a -P SIM sweep, "
+                             "whose points are whole cache simulations, else 1; not with "
+                             "--plot or -p Benchmark")
     parser.add_argument("--dask", metavar="ADDRESS", default=None,
                         help="compute the -D points of a sweep on a Dask cluster: a "
                              "scheduler address (tcp://host:8786) or 'local' (a cluster of "
@@ -232,7 +232,7 @@ def run(args: argparse.Namespace, out=None) -> int:
                               json_target=args.json, store=args.store, executor=executor)
     if plot is None:
         return run_models(models, kernel, machine, points, options, out, json_target=args.json,
-                          store=args.store, jobs=getattr(args, "jobs", None))
+                          store=args.store, jobs=getattr(args, "jobs", 1))
     from kerncraft.kernel.defines import resolve_bindings
     require_matplotlib()        # before a possibly long run
     check_models(models, len(resolve_bindings(kernel, points)))
