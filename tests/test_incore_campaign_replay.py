@@ -63,11 +63,13 @@ def _recordings():
     return find_recordings([CORPUS])
 
 
-#: Our replayed MAPE per recording, as last improved (may only go down): the Zen 5 campaign
-#: after item 4 of issue 26 (2026-11-28: line splits from the kernel, vgatherqpd, the 30
-#: blocks whose program runs another loop left out; 662 blocks, all predicted): static
-#: 8.26 %, simulation 8.38 % (rounded up to the next 0.1 point).
-LIMITS = {"amd-epyc-f26m2-2026-11-28": {"kerncraft": 0.083, "kerncraft-sim": 0.084}}
+#: Our replayed MAPE per recording, as last improved (may only go down; rounded up to the
+#: next 0.1 point). The Zen 5 campaigns after the memory issue order (ZEN5 memory_issue,
+#: kerncraft/incore/memissue.py; 2026-11-28): first recording 662 blocks, static 7.00 %
+#: (was 8.26 %), simulation 8.38 % (unchanged: the simulation does not model it); second
+#: recording 695 blocks, static 7.41 % (was 8.48 %), simulation 8.57 %.
+LIMITS = {"amd-epyc-f26m2-2026-11-28": {"kerncraft": 0.071, "kerncraft-sim": 0.084},
+          "amd-epyc-f26m2-2026-11-28-2": {"kerncraft": 0.075, "kerncraft-sim": 0.086}}
 
 
 @pytest.mark.parametrize("path", _recordings(), ids=lambda p: p.name)

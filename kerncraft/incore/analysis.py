@@ -227,12 +227,16 @@ def analyze(instructions: Sequence[Instruction], model: PortModelLike, *, fixed:
     if register_addresses and not isa.lower().startswith(("aarch64", "arm")):
         from kerncraft.incore.addresssplit import four_k_aliases
         notes += four_k_aliases(instructions, flows, register_addresses)
+    memory_issue = None
+    if traits.memory_issue is not None:
+        from kerncraft.incore.memissue import access_sequence, issue_bound
+        memory_issue = issue_bound(access_sequence(flows), traits.memory_issue)
     return InCoreAnalysis(
         arch=arch, instructions=instructions, costs=costs,
         port_pressure=balance.per_instruction, port_totals=port_totals,
         throughput=throughput, critical_path=cp.length,
         critical_path_instructions=cp.instructions, lcd=lcd, lcd_chains=chains,
-        unknown_forms=unknown, frontend=frontend, notes=tuple(notes),
+        unknown_forms=unknown, frontend=frontend, notes=tuple(notes), memory_issue=memory_issue,
         cp_latencies=tuple(cp.contributions.get(i, 0.0) for i in range(size)),
         lcd_latencies=lcd_share, ports=balance.ports, bottleneck_ports=bottleneck,
         balancing=balance.method, fused_uops=fused, vector_accesses=vector_accesses,

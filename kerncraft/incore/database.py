@@ -35,6 +35,7 @@ from kerncraft.incore.dbfile import (DATABASE_DIR, PLACEHOLDERS, FormEntry,  # n
                                     normalise_form_key, read_database_yaml)
 from kerncraft.incore.isa_extensions import (describe_missing, expand_extensions, extensions_isa,
                                              form_extensions, required_extensions)
+from kerncraft.incore.memissue import MemoryIssue, memory_issue_from_header
 from kerncraft.incore.model import Instruction, InstructionCost, Memory, Operand, Register, Uop
 from kerncraft.incore.registers import guess_register_class
 
@@ -73,6 +74,7 @@ class PortModel:
     line_split: tuple = ()                    # linesplit.SplitCost per kind and width
     code_block_bytes: int | None = None       # fetch block of the front end (codeblocks.py)
     scheduler_size: int | None = None         # uops waiting for a port (cycle_sim.py)
+    memory_issue: MemoryIssue | None = None   # oldest-first pick of loads and stores
     # the file's own 'isa' header key (not inherited through 'extends'): 'aarch64'
     # databases are used through aarch64.portmodel.AArch64PortModel
     isa: str = "x86"
@@ -394,6 +396,7 @@ def _build(path: Path, seen: set[str]) -> PortModel:
                                    parent.line_split if parent else ()),
             code_block_bytes=_optional_int(header, "code_block_bytes"),
             scheduler_size=_optional_int(header, "scheduler_size"),
+            memory_issue=memory_issue_from_header(header.get("memory_issue"), str(path)),
             isa=str(data.get("isa", "x86")).lower(),
             extensions=extensions,
         )
@@ -412,7 +415,7 @@ def _inherited_header(parent: PortModel) -> dict:
         "ports", "divider_ports", "load_ports", "load_data_ports", "store_data_ports",
         "store_address_ports", "simple_store_address_ports", "load_latency",
         "store_forward_latency", "frontend_width", "rob_size", "line_split",
-        "code_block_bytes", "scheduler_size")}
+        "code_block_bytes", "scheduler_size", "memory_issue")}
     header["forms"] = dict(parent.forms)
     return header
 

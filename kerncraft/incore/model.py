@@ -163,16 +163,21 @@ class InCoreResult:
     unknown_forms: tuple[str, ...] = ()
     frontend: float | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # cycles the loads and stores need in program order (kerncraft.incore.memissue);
+    # None where the port model does not declare memory_issue
+    memory_issue: float | None = None
 
     @property
     def prediction(self) -> float:
-        return loop_bound(self.throughput, self.lcd, self.frontend)
+        return loop_bound(self.throughput, self.lcd, self.frontend, self.memory_issue)
 
 
-def loop_bound(throughput: float, lcd: float, frontend: float | None) -> float:
+def loop_bound(throughput: float, lcd: float, frontend: float | None,
+               memory_issue: float | None = None) -> float:
     """Cycles per assembly iteration: the largest of the port throughput, the
-    loop-carried dependency and (where modelled) the front end."""
-    return max(throughput, lcd, frontend if frontend is not None else 0.0)
+    loop-carried dependency and (where modelled) the front end and the memory issue
+    order."""
+    return max(throughput, lcd, frontend or 0.0, memory_issue or 0.0)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kerncraft.incore.depgraph import DepGraph
     from kerncraft.incore.linesplit import LineSplitEstimate, SplitCost
     from kerncraft.incore.markers import LoopBlock
+    from kerncraft.incore.memissue import MemoryIssue
     from kerncraft.incore.model import DependencyChain, Instruction, InstructionCost
 
 __all__ = ["PortModelLike", "PortModelTraits", "traits_of", "AnalysedLoop", "SelectedBlock"]
@@ -63,6 +64,7 @@ class PortModelTraits:
     divider_ports: tuple[str, ...] = ()
     line_split: tuple[SplitCost, ...] = ()       # cost of a cache-line split per access
     code_block_bytes: int | None = None          # front-end fetch block
+    memory_issue: MemoryIssue | None = None      # oldest-first pick of loads/stores
 
 
 _SEQUENCES = {f.name for f in fields(PortModelTraits) if f.default == ()}

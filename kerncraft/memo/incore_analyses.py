@@ -48,7 +48,7 @@ __all__ = ["FORMAT_VERSION", "analyzer_fingerprint", "database_fingerprint", "re
            "analysis_essentials"]
 
 #: Bump when the stored document changes shape.
-FORMAT_VERSION = "4"
+FORMAT_VERSION = "5"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent          # .../kerncraft
 #: Where the bundled port-model databases live (same as
@@ -182,7 +182,7 @@ _SELECTION_FIELDS = ("index", "pointer_increment", "unroll", "simd_width", "oute
                      "iterations_per_asm_iteration", "mode", "explanation")
 _ANALYSIS_FIELDS = ("arch", "throughput", "critical_path", "lcd", "frontend", "unknown_forms",
                     "notes", "ports", "bottleneck_ports", "balancing", "fused_uops", "rob_size",
-                    "code_block_bytes")
+                    "code_block_bytes", "memory_issue")
 
 
 def selection_essentials(selection) -> dict:
@@ -297,7 +297,7 @@ class CachedAnalysis(_Lazy):
     @property
     def prediction(self) -> float:
         from kerncraft.incore.model import loop_bound   # light module
-        return loop_bound(self.throughput, self.lcd, self.frontend)
+        return loop_bound(self.throughput, self.lcd, self.frontend, self.memory_issue)
 
     def __repr__(self) -> str:
         return (f"CachedAnalysis(arch={self.arch!r}, throughput={self.throughput}, "

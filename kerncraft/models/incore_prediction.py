@@ -38,8 +38,9 @@ from __future__ import annotations
 import functools
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
+from kerncraft.models.incore_notes import model_notes, with_call_note, with_store_note
 from kerncraft.models.incore_ports import (  # noqa: F401  (re-exported: older import paths)
     OSACA_TO_DATABASE, TOOL_KEYS, non_overlapping_ports, port_cycles_with_splits,
     port_matches, resolve_database, split_ports, tool_architecture)
@@ -97,6 +98,7 @@ class InCorePrediction:
                 "critical_path_cy_per_cl": per_cl(a.critical_path),
                 "lcd_cy_per_cl": per_cl(a.lcd),
                 "frontend_cy_per_cl": (a.frontend or 0.0) * scale,
+                "memory_issue_cy_per_cl": per_cl(getattr(a, "memory_issue", None)),
                 "port_cycles_per_cl": {p: c * scale for p, c in self.port_cycles.items()},
                 "non_overlapping_ports": list(self.non_overlapping_ports)}
         if self.line_splits is not None:
@@ -217,13 +219,16 @@ def incore_at_point(base: InCoreBase, machine, iterations_per_cacheline: float,
                                       machine.cacheline_size)
     totals = port_cycles_with_splits(analysis.port_totals, splits)
     busiest_nol, busiest_other = split_ports(totals, nol)
-    t_nol = busiest_nol * scale
+    # the order loads and stores issue in (incore/memissue.py) bounds the data transfers
+    # between registers and L1, the non-overlapping part's business
+    memory_issue = getattr(analysis, "memory_issue", None) or 0.0
+    t_nol = max(busiest_nol, memory_issue) * scale
     bounds = {"port throughput": busiest_other * scale,
               "loop-carried dependency": (analysis.lcd or 0.0) * scale,
               "front end": (analysis.frontend or 0.0) * scale}
     source = max(bounds, key=bounds.get)
     kernel = layout if layout is not None else kernel     # the layout, once per point
-    notes = _model_notes(kernel, selection, analysis, bounds, source, t_nol, scale,
+    notes = model_notes(kernel, selection, analysis, bounds, source, t_nol, scale,
                          base.arch) if tool == "kerncraft" else ()
     notes += base.fixed_notes
     simulated = None
@@ -263,62 +268,6 @@ def _simulation(analysis, arch: str, splits=None, rows: int | None = None
     note = result.summary()
     _remember(_SIMULATIONS, key, (analysis, result.cycles_per_iteration, note))
     return result.cycles_per_iteration, note
-
-
-def _model_notes(kernel, selection, analysis, bounds: Mapping[str, float], source: str,
-                 t_nol: float, scale: float, arch: str) -> tuple[str, ...]:
-    """Caveats of the prediction for the report: chains that restart per row
-    (models/row_overlap.py) and loops that may be fetch-bound (incore/codeblocks.py)."""
-    notes = []
-    if source == "loop-carried dependency":
-        from kerncraft.models.row_overlap import row_overlap_note
-        other = max(bounds["port throughput"], bounds["front end"], t_nol)
-        notes.append(row_overlap_note(kernel, selection, analysis, scale, other))
-    if getattr(analysis, "loop_layout", None) is not None:
-        from kerncraft.incore.codeblocks import code_block_note
-        notes.append(code_block_note(analysis.loop_layout, max(bounds[source], t_nol) / scale,
-                                     arch))
-    # cached with the analysis (memo/incore_analyses.py): reading the instructions here
-    # would parse the assembly again on every warm run
-    notes += [note for note in analysis.notes if note.startswith(_CALL_NOTE)]
-    from kerncraft.compilation.nontemporal import StoreScan   # light: no assembly parser
-    notes += [scan.note() for scan in [StoreScan.from_notes(analysis.notes)] if scan]
-    return tuple(note for note in notes if note)
-
-
-_CALL_NOTE = "the loop calls "
-
-
-def _with_call_note(analysis, selection):
-    """The analysis with :func:`_call_note` among its notes (when the loop calls)."""
-    import dataclasses
-
-    note = _call_note(selection)
-    return dataclasses.replace(analysis, notes=analysis.notes + (note,)) if note else analysis
-
-
-def _with_store_note(analysis, selection, isa: str):
-    """The analysis with the loop's non-temporal stores among its notes, if it has any
-    (compilation/nontemporal.py: ``--nontemporal-stores auto`` follows them)."""
-    import dataclasses
-
-    from kerncraft.compilation.nontemporal import scan_stores
-
-    note = scan_stores(getattr(selection, "instructions", ()), isa).note()
-    return dataclasses.replace(analysis, notes=analysis.notes + (note,)) if note else analysis
-
-
-def _call_note(selection) -> str:
-    """The loop calls a function (a math function the compiler cannot inline, e.g.
-    ``exp``): only the call instruction is in the model, not the function's own time."""
-    called = sorted({(ins.text.split(None, 1)[1:] or [ins.mnemonic])[0].strip()
-                     for ins in getattr(selection, "instructions", ())
-                     if ins.mnemonic.startswith("call") or ins.mnemonic in ("bl", "blr")})
-    if not called:
-        return ""
-    return (f"{_CALL_NOTE}{', '.join(str(c) for c in called)}: only the call instruction "
-            "is in the model, not the time of the called function, so this prediction is a "
-            "lower bound")
 
 
 # Per-process memos for -D sweeps: which constants are strides depends on the
@@ -470,13 +419,13 @@ def _full_analysis(assembly: str, kernel_source: str, filename: str | None, lite
         if getattr(model, "code_block_bytes", None):
             analysis = _with_loop_layout(analysis, assembly, selection, compiler,
                                          model.code_block_bytes)
-        analysis = _with_store_note(_with_call_note(analysis, selection), selection, isa)
+        analysis = with_store_note(with_call_note(analysis, selection), selection, isa)
         return selection, analysis, tuple(model.ports)
     from kerncraft.incore.backends import get_backend
 
     analysis = get_backend(tool).analyse(assembly, selection, arch,
                                          ignore_unknown=ignore_unknown)
-    analysis = _with_store_note(analysis, selection, isa)
+    analysis = with_store_note(analysis, selection, isa)
     return selection, analysis, tuple(analysis.port_totals)
 
 

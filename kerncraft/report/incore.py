@@ -11,7 +11,7 @@ numbers would not leave room for the instruction, 3-character ones (``.50``,
 only (JSON keeps them), so the table fits 100 columns up to ~17 ports.
 
 JSON keys (stable, all times in cycles per assembly iteration):
-``arch``, ``unit``, ``throughput``, ``critical_path``, ``lcd``, ``frontend``,
+``arch``, ``unit``, ``throughput``, ``critical_path``, ``lcd``, ``frontend``, ``memory_issue``,
 ``prediction``, ``bottleneck_ports``, ``balancing`` ('optimal' | 'fixed'),
 ``ports``, ``port_pressure`` (port -> column sum), ``instructions`` (list of
 ``{index, line, text, form, known, ports, latency, cp, lcd, uops}``),
@@ -184,6 +184,10 @@ def format_report(result: InCoreAnalysis, *, unroll: int | None = None, width: i
     if result.frontend is not None:
         fused = sum(result.fused_uops)
         out.append(f"Front end: {result.frontend:.2f} cy ({fused} fused-domain uops)")
+    issue = getattr(result, "memory_issue", None)
+    if issue is not None:
+        out.append(f"Memory issue order: {issue:.2f} cy (loads and stores picked oldest "
+                   f"first, in program order)")
     out += _split_lines(result)
     for note in result.notes:     # long notes (memory dependencies, 4K aliasing) wrapped
         out += textwrap.wrap(f"Note: {note}", 100, subsequent_indent="  ",
@@ -217,7 +221,8 @@ def to_json(result: InCoreAnalysis, *, unroll: int | None = None) -> dict[str, A
     doc: dict[str, Any] = {
         "arch": result.arch, "unit": "cy per assembly iteration",
         "throughput": result.throughput, "critical_path": result.critical_path,
-        "lcd": result.lcd, "frontend": result.frontend, "prediction": result.prediction,
+        "lcd": result.lcd, "frontend": result.frontend,
+        "memory_issue": getattr(result, "memory_issue", None), "prediction": result.prediction,
         "bottleneck_ports": list(result.bottleneck_ports),
         "balancing": result.balancing,
         "ports": list(_ports(result)),

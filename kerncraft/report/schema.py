@@ -146,8 +146,8 @@ INCORE = {
     "unroll": int, "simd_width": int, "pointer_increment": AnyOf(int, NONE),
     "T_OL": NUMBER, "T_nOL": NUMBER, "T_OL_source": str, "throughput_cy_per_cl": NUMBER,
     "critical_path_cy_per_cl": MAYBE_NUMBER, "lcd_cy_per_cl": MAYBE_NUMBER,
-    "frontend_cy_per_cl": NUMBER, "port_cycles_per_cl": MapOf(NUMBER),
-    "non_overlapping_ports": [str], Optional("line_splits"): LINE_SPLITS,
+    "frontend_cy_per_cl": NUMBER, "memory_issue_cy_per_cl": MAYBE_NUMBER,
+    "port_cycles_per_cl": MapOf(NUMBER), "non_overlapping_ports": [str], Optional("line_splits"): LINE_SPLITS,
     Optional("model_notes"): [str],
     Optional("incore_calibration"): {     # the machine file's 'kerncraft calibration'
         "file": str, "prior": str, "host": str, "date": str, "runs": int,

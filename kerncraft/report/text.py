@@ -85,14 +85,15 @@ def incore_lines(incore, verbose: int = 0) -> list[str]:
         return backend_incore_lines(incore, verbose)
     a = incore.analysis
     scale = incore.per_cacheline
+    issue = getattr(a, "memory_issue", None)
     lines = [f"  in-core ({incore.arch}, {incore.compiler} {incore.flags}): "
              f"{incore.selection.iterations_per_asm_iteration} iterations per assembly "
              f"iteration (unroll {incore.selection.unroll} x SIMD {incore.selection.simd_width})",
              f"  per cache line: throughput {incore.throughput * scale:.2f} cy, critical path "
              f"{a.critical_path * scale:.2f} cy, loop-carried dependency {a.lcd * scale:.2f} cy"
-             + (f", front end {a.frontend * scale:.2f} cy" if a.frontend else ""),
-             f"  T_OL set by {incore.t_ol_source}; T_nOL = busiest of ports "
-             f"{', '.join(incore.non_overlapping_ports)}"]
+             + (f", front end {a.frontend * scale:.2f} cy" if a.frontend else "")
+             + (f", memory issue {issue * scale:.2f} cy" if issue else ""),
+             f"  T_OL set by {incore.t_ol_source}; T_nOL = " + _t_nol_source(incore)]
     lines += [f"  {incore.calibration.describe()}"] if incore.calibration is not None else []
     split_text = incore.line_splits.describe(incore.arch) if incore.line_splits else ""
     if split_text:
@@ -105,6 +106,18 @@ def incore_lines(incore, verbose: int = 0) -> list[str]:
         from kerncraft.report.incore import format_report
         lines.append(format_report(a, unroll=incore.selection.iterations_per_asm_iteration))
     return lines
+
+
+def _t_nol_source(incore) -> str:
+    """What sets T_nOL: the non-overlapping ports, or the order the loads and stores
+    issue in (kerncraft/incore/memissue.py) where that takes longer."""
+    ports = f"busiest of ports {', '.join(incore.non_overlapping_ports)}"
+    issue = (getattr(incore.analysis, "memory_issue", None) or 0.0) * incore.per_cacheline
+    if issue and abs(issue - incore.t_nol) < 1e-9 and issue > max(
+            (incore.port_cycles.get(p, 0.0) * incore.per_cacheline
+             for p in incore.non_overlapping_ports), default=0.0) + 1e-9:
+        return f"memory issue order of the loads and stores (above the {ports})"
+    return ports
 
 
 def backend_incore_lines(incore, verbose: int = 0) -> list[str]:

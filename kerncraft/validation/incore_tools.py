@@ -74,7 +74,8 @@ class ToolPrediction:
 def _static_binding(result, totals: Mapping[str, float] | None = None) -> str:
     """What bounds the static prediction; ``totals``: the port cycles with line splits."""
     throughput = max(totals.values(), default=0.0) if totals else result.throughput
-    bounds = {"TP": throughput, "LCD": result.lcd, "FE": result.frontend or 0.0}
+    bounds = {"TP": throughput, "LCD": result.lcd, "FE": result.frontend or 0.0,
+              "MEM": getattr(result, "memory_issue", None) or 0.0}
     bound = max(bounds, key=lambda name: bounds[name])
     if bound == "TP":
         ports = [p for p, v in totals.items() if v >= throughput - 1e-9] if totals \
@@ -84,6 +85,8 @@ def _static_binding(result, totals: Mapping[str, float] | None = None) -> str:
         chain = result.lcd_chains[0] if result.lcd_chains else None
         via = "/".join(getattr(chain, "via", ()) or ()) if chain is not None else ""
         return "LCD" + (f" via {via}" if via else "")
+    if bound == "MEM":
+        return "memory issue order"
     return "front end"
 
 
@@ -113,7 +116,8 @@ def predict_ours(text: str, model, *, simulate: bool = True, kernel=None
         splits = estimate_line_splits(kernel, result.vector_accesses, result.line_split_costs,
                                       SPLIT_ALIGNMENT)
         totals = port_cycles_with_splits(result.port_totals, splits)
-        cycles = loop_bound(max(totals.values(), default=0.0), result.lcd, result.frontend)
+        cycles = loop_bound(max(totals.values(), default=0.0), result.lcd, result.frontend,
+                            result.memory_issue)
     found = {"kerncraft": ToolPrediction("kerncraft", cycles, _static_binding(result, totals))}
     if simulate:
         from kerncraft.incore.bottleneck_sim import simulate as run_simulation
