@@ -50,7 +50,8 @@ def calibrate_splits(prior_name, tmp_path, timings, flags=AVX2, name="cal.yml", 
         return value
     prior = load_model(prior_name)
     result = run_calibration(
-        prior_name, plan=CalibrationPlan(runs=runs, standard_forms=False, pairs=False),
+        prior_name, plan=CalibrationPlan(runs=runs, standard_forms=False, pairs=False,
+                                         memory_issue=False),
         kernel_forms={"vaddsd xmm,xmm,xmm": ""}, bench=prior_bench(prior),
         host="Test CPU (family 23 model 49)", core_hz=3.0e9, host_flags=flags,
         date="2026-01-02", tool="test", measure_split=measure)

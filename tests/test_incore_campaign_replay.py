@@ -65,11 +65,13 @@ def _recordings():
 
 #: Our replayed MAPE per recording, as last improved (may only go down; rounded up to the
 #: next 0.1 point). The Zen 5 campaigns after the memory issue order (ZEN5 memory_issue,
-#: kerncraft/incore/memissue.py; 2026-11-28): first recording 662 blocks, static 7.00 %
-#: (was 8.26 %), simulation 8.38 % (unchanged: the simulation does not model it); second
-#: recording 695 blocks, static 7.41 % (was 8.48 %), simulation 8.57 %.
-LIMITS = {"amd-epyc-f26m2-2026-11-28": {"kerncraft": 0.071, "kerncraft-sim": 0.084},
-          "amd-epyc-f26m2-2026-11-28-2": {"kerncraft": 0.075, "kerncraft-sim": 0.086}}
+#: kerncraft/incore/memissue.py, in the static model and the simulation; 2026-11-28):
+#: first recording 662 blocks, static 7.00 % (was 8.26 %), simulation 7.15 % (8.38 %);
+#: second 695 blocks, 7.41 % (8.48 %) and 7.52 % (8.57 %); third (recorded after the
+#: change) 705 blocks, 7.46 % and 7.46 %.
+LIMITS = {"amd-epyc-f26m2-2026-11-28": {"kerncraft": 0.071, "kerncraft-sim": 0.072},
+          "amd-epyc-f26m2-2026-11-28-2": {"kerncraft": 0.075, "kerncraft-sim": 0.076},
+          "amd-epyc-f26m2-2026-11-28-3": {"kerncraft": 0.075, "kerncraft-sim": 0.075}}
 
 
 @pytest.mark.parametrize("path", _recordings(), ids=lambda p: p.name)

@@ -38,7 +38,10 @@ Decision (:func:`decide`), per table entry:
 * the L1 load-to-use latency of a pointer chase becomes the header's ``load_latency.gpr``;
 * cache-line-split loads and stores per vector width become the header's ``line_split``
   table where they change the model's time of a split access
-  (:mod:`kerncraft.dbtools.calibrate_linesplit`; also in ``quick``).
+  (:mod:`kerncraft.dbtools.calibrate_linesplit`; also in ``quick``);
+* the order loads and stores issue in becomes the header's ``memory_issue`` where grouped
+  orders run measurably slower than interleaved ones and a fitted oldest-first pick
+  explains it (:mod:`kerncraft.dbtools.calibrate_memissue`; also in ``quick``).
 """
 from __future__ import annotations
 
@@ -77,6 +80,8 @@ class CalibrationPlan:
     # cache-line-split loads and stores per width (calibrate_linesplit; well under 1 s
     # on a quiet host, so --quick keeps it)
     line_split: bool = True
+    # the issue order of loads and stores (calibrate_memissue; about a second)
+    memory_issue: bool = True
     # short timings (as 'bench --quick'): several short runs show more than one long one
     short_timing: bool = True
 

@@ -169,7 +169,8 @@ def run_calibration(prior: str, *, plan: CalibrationPlan | None = None,
                     pairs: Mapping[tuple[str, str], str] | None = None,
                     host: str | None = None, core_hz: float | None = None,
                     host_flags: Sequence[str] | None = None, date: str | None = None,
-                    measure_split: Callable[[str, str, bool], float] | None = None
+                    measure_split: Callable[[str, str, bool], float] | None = None,
+                    measure_order: Callable[[str], float] | None = None
                     ) -> CalibrationResult:
     """Measure, decide and write the calibration of database ``prior`` on this host
     (module doc); ``target`` = the machine file's (compiler, flags). The keywords from
@@ -216,6 +217,9 @@ def run_calibration(prior: str, *, plan: CalibrationPlan | None = None,
     if plan.line_split:
         _add_line_split(texts, found, extra, host_flags,
                         measure_split or _split_measure(clocked, plan, cpu, realtime), say)
+    if plan.memory_issue and (measure_order is not None or "avx" in host_flags):
+        _add_memory_issue(texts, found, extra,
+                          measure_order or _order_measure(clocked, plan, cpu, realtime), say)
     text = _final_text(texts, found, extra, periods)
     counts = {k: v for k, v in extra.items() if isinstance(v, int)}
     return CalibrationResult(text, prior, len(measurements), tuple(found[1]), tuple(found[2]),
@@ -298,6 +302,37 @@ def _add_line_split(texts: dict[str, Any], found: Found, extra: dict[str, Any],
         prior = texts["decision"]
         texts["decision"] = replace(prior, header={**prior.header,
                                                    "line_split": decision.table})
+
+
+def _order_measure(clocked: _ClockedBench, plan: CalibrationPlan, cpu: int | None,
+                   realtime: bool) -> Callable[[str], float]:
+    from kerncraft.dbtools.calibrate_memissue import default_order_measure
+    return default_order_measure(lambda: clocked.clocks[-1], cpu, plan.short_timing, realtime)
+
+
+def _add_memory_issue(texts: dict[str, Any], found: Found, extra: dict[str, Any],
+                      measure: Callable[[str], float], say: Progress) -> None:
+    """Time the load/store orders and fit the oldest-first pick
+    (:mod:`kerncraft.dbtools.calibrate_memissue`); a fit that differs from the prior's and
+    explains what port balancing cannot goes into the header."""
+    from kerncraft.dbtools.calibrate_memissue import (ORDERS, decide_memory_issue,
+                                                      describe_fit, measure_order_timings)
+    changes, written, not_written = found
+    plan = texts["plan"]
+    say("timing loads and stores in grouped and interleaved orders")
+    timings = measure_order_timings(ORDERS, measure, plan.runs, say)
+    source = (f"measured on {texts['host']} {texts['date']} by {texts['tool']}: "
+              f"{len(ORDERS)} orders of independent 16-B loads and stores, median of "
+              f"{plan.runs} run{'s' if plan.runs != 1 else ''}, fitted oldest-first pick "
+              "(kerncraft.dbtools.calibrate_memissue)")
+    table, found_written, found_not, fit = decide_memory_issue(
+        getattr(texts["model"], "memory_issue", None), timings, plan.tolerance, source)
+    written += found_written
+    not_written += found_not
+    extra.update(describe_fit(fit, timings))
+    if table:
+        prior = texts["decision"]
+        texts["decision"] = replace(prior, header={**prior.header, "memory_issue": table})
 
 
 def _final_text(texts: Mapping[str, Any], found: Found, extra: dict[str, Any],

@@ -120,17 +120,21 @@ def config_for(model: PortModelLike, *, iterations: int | None = None,
         (max(8, int(rob) // 2) if rob else None)
     return SimConfig(frontend_width=float(width) if width else None,
                      rob_size=int(rob) if rob else None, scheduler_size=sched,
-                     iterations=iterations, row_length=row_length)
+                     iterations=iterations, row_length=row_length,
+                     memory_issue=traits.memory_issue)
 
 
 def _program(analysis: AnalysedLoop, model: PortModelLike) -> SimProgram:
-    graph = analysis.graph
-    if graph is None:
+    graph, accesses = analysis.graph, None
+    if graph is None or traits_of(model).memory_issue is not None:
         from kerncraft.incore.isa import isa_support
+        from kerncraft.incore.memissue import access_sequence
         dataflow = isa_support(model.isa or "x86")[1]
-        graph = build_graph([dataflow(i) for i in analysis.instructions], analysis.costs,
-                            traits_of(model).store_forward_latency,
-                            instructions=analysis.instructions)
+        flows = [dataflow(i) for i in analysis.instructions]
+        accesses = [access_sequence([flow]) for flow in flows]
+        if graph is None:
+            graph = build_graph(flows, analysis.costs, traits_of(model).store_forward_latency,
+                                instructions=analysis.instructions)
     fused = analysis.fused_uops or (1,) * len(analysis.instructions)
     costs = analysis.costs
     splits = analysis.line_splits
@@ -140,7 +144,7 @@ def _program(analysis: AnalysedLoop, model: PortModelLike) -> SimProgram:
         # as the ECM pipeline adds (its analyses carry no per-access estimate)
         from kerncraft.incore.split_uops import with_split_uops
         costs = with_split_uops(analysis, splits).costs
-    return build_program(graph, costs, fused, model)
+    return build_program(graph, costs, fused, model, accesses)
 
 
 def simulate(analysis: AnalysedLoop, model: PortModelLike, *, iterations: int | None = None,
@@ -200,6 +204,11 @@ def _detail(resource: str, run: SimRun, analysis: AnalysedLoop, prog: SimProgram
             cfg: SimConfig) -> str:
     if resource == "ports":
         port, busy = _busiest(run)
+        issue = getattr(analysis, "memory_issue", None) or 0.0
+        if cfg.memory_issue is not None and issue > busy + 1e-9 \
+                and run.cycles_per_iteration >= issue - 1e-6:
+            return (f"memory issue order: loads and stores picked oldest first need "
+                    f"{issue:.2f} cy per iteration (port {port} busy {busy:.2f} cy)")
         return f"port {port} busy {busy:.2f} cy per iteration"
     if resource == "front end":
         bound = _frontend_bound(prog, cfg) or 0.0

@@ -38,7 +38,11 @@ Machine (all from the port-model database, see ``databases/README.md``):
   a separate address result (``ldr d0, [x1], #8``), whose other uop (the
   writeback) belongs to the address node.
 * **Issue** (each cycle): ready nodes in age order (oldest first) issue their
-  uops; **port choice**: among the uop's ports that are free this cycle, the one
+  uops; where the model declares ``memory_issue`` (:mod:`kerncraft.incore.memissue`),
+  a load, or a store's address, issues only among the ``window`` oldest waiting ones
+  (a load waits once its address is ready, a store address at once) and within the
+  cycle's load, store and total limits; the store's data may follow later.
+  **Port choice**: among the uop's ports that are free this cycle, the one
   with the fewest cycles assigned so far in the run (ties: database port order)
   -- the least-used rule of SUACA. A node issues when its last uop got a port;
   its result is available ``latency`` cycles later.
@@ -52,11 +56,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Mapping
 
-from kerncraft.incore.depgraph import DepGraph
-from kerncraft.incore.model import InstructionCost
-from kerncraft.incore.protocols import PortModelLike, traits_of
+from kerncraft.incore.memissue import LOAD, STORE, MemoryIssue
+# the prepared body (re-exported: cycle_sim is where callers find the simulation's parts)
+from kerncraft.incore.sim_program import (SimProgram, build_program,  # noqa: F401
+                                          default_iterations)
 
 __all__ = ["SimConfig", "SimRun", "InstructionWait", "SimProgram", "build_program",
            "run_simulation", "default_iterations"]
@@ -76,6 +81,7 @@ class SimConfig:
     dependencies: bool = True         # False: ignore every dependency edge
     iterations: int | None = None     # default: default_iterations(body size)
     row_length: int | None = None     # loop-carried edges restart every n iterations
+    memory_issue: MemoryIssue | None = None   # oldest-first pick of loads and stores
 
 
 @dataclass(frozen=True)
@@ -104,93 +110,6 @@ class SimRun:
     uops_per_cycle: float
     waits: tuple[InstructionWait, ...] = ()
     frontend_stalls: Mapping[str, int] = field(default_factory=dict)  # cause -> cycles
-
-
-@dataclass(frozen=True)
-class SimNode:
-    """One dependency-graph node of the body with its uops and producers."""
-
-    instruction: int
-    kind: str
-    uops: tuple[tuple[tuple[str, ...], float], ...]   # (ports in database order, cycles)
-    producers: tuple[tuple[int, float, int], ...]     # (node index, weight, distance)
-    latency: float                                    # completion after issue
-
-
-@dataclass(frozen=True)
-class SimProgram:
-    """The loop body prepared for simulation."""
-
-    size: int                                   # instructions
-    nodes: tuple[SimNode, ...]
-    nodes_of: tuple[tuple[int, ...], ...]       # per instruction: its node indices
-    fused: tuple[int, ...]                      # fused-domain uops per instruction
-    unfused: tuple[int, ...]                    # scheduler entries per instruction
-    ports: tuple[str, ...]
-
-
-def default_iterations(size: int, expected_cycles: float | None = None) -> int:
-    """Iterations to simulate: ~4000 dynamic instructions, 20 to 400 iterations; with
-    the expected cycles per iteration (the static bound) at most ~12,000 cycles, but
-    not fewer than 8 iterations (long iterations reach the steady state at once: the
-    reorder buffer holds less than one)."""
-    count = max(20, min(400, math.ceil(4000 / max(1, size))))
-    if expected_cycles and expected_cycles > 0:
-        count = min(count, max(8, math.ceil(12000 / expected_cycles)))
-    return count
-
-
-def _split_uops(cost: InstructionCost | None, has_load_node: bool, load_side: frozenset[str],
-                order: Mapping[str, int]) -> tuple[list, list]:
-    """(load-node uops, op-node uops) of one instruction."""
-    load, op = [], []
-    for u in (cost.uops if cost is not None else ()):
-        if not u.ports:
-            continue                                  # eliminated: no port needed
-        ports = tuple(sorted(u.ports, key=lambda p: order.get(p, len(order))))
-        target = load if has_load_node and set(u.ports) <= load_side else op
-        target.append((ports, float(u.cycles)))
-    return load, op
-
-
-def _node_uops(kind: str, split: tuple[list, list], load_and_address: bool) -> list:
-    """A node's uops: loads' on the load node, the rest on the op node -- or, for a
-    load with a separate address result (``ldr d0, [x1], #8``, ``pop``), on the
-    address node (the writeback uop), so the pointer does not wait for the data."""
-    if kind == "load":
-        return split[0]
-    if kind == "addr":
-        return split[1] if load_and_address else []
-    return [] if load_and_address else split[1]
-
-
-def build_program(graph: DepGraph, costs: Sequence[InstructionCost | None],
-                  fused: Sequence[int], model: PortModelLike) -> SimProgram:
-    """Nodes, uops and producers of the body from the static dependency graph."""
-    ports = tuple(model.ports)
-    order = {p: k for k, p in enumerate(ports)}
-    traits = traits_of(model)
-    load_side = frozenset(traits.load_ports) | frozenset(traits.load_data_ports)
-    index = {node: k for k, node in enumerate(graph.nodes)}
-    producers: dict[int, list[tuple[int, float, int]]] = {k: [] for k in range(len(index))}
-    for e in graph.edges:
-        producers[index[e.dst]].append((index[e.src], float(e.weight), int(e.distance)))
-    has_load = {n[0] for n in graph.nodes if n[1] == "load"}
-    split = [_split_uops(costs[i], i in has_load, load_side, order) for i in range(graph.size)]
-    nodes, nodes_of = [], [[] for _ in range(graph.size)]
-    for node in graph.nodes:
-        i, kind = node
-        cost = costs[i]
-        uops = _node_uops(kind, split[i], (i, "addr") in index and i in has_load)
-        if kind == "load":
-            latency = float(cost.load_latency) if cost is not None else 0.0
-        else:
-            latency = float(graph.completion.get(node, 0.0))
-        nodes_of[i].append(len(nodes))
-        nodes.append(SimNode(i, kind, tuple(uops), tuple(producers[index[node]]), latency))
-    unfused = tuple(len(split[i][0]) + len(split[i][1]) for i in range(graph.size))
-    return SimProgram(graph.size, tuple(nodes), tuple(tuple(n) for n in nodes_of),
-                      tuple(int(f) for f in fused), unfused, ports)
 
 
 class _Engine:
@@ -223,6 +142,10 @@ class _Engine:
         self.retired_at: list[float] = []            # per retired instruction (global id)
         self.stalls = {"reorder buffer": 0, "scheduler": 0}
         self.now = 0.0
+        # memory issue order: the pick among the oldest waiting loads and stores
+        limits = cfg.memory_issue if cfg.ports_limited else None
+        self.mem_limits = limits if any(node.memory for node in prog.nodes) else None
+        self.address_issued = [False] * total_nodes  # a store's address has its turn
 
     # ------------------------------------------------------------------ stages
     def dispatch(self) -> bool:
@@ -305,17 +228,44 @@ class _Engine:
             self.usage[best] += cycles
         return best
 
+    def _memory_turn(self, gid: int, pick: list[int]) -> bool:
+        """Whether a waiting load or store address may issue this cycle: it must be among
+        the ``window`` oldest waiting ones and fit the cycle's limits (``pick``: loads,
+        stores, both issued so far, and the waiting ones looked at). A load counts as
+        waiting once its address is ready, a store address at once (its registers are
+        loop counters and pointers, not the stored value)."""
+        limits = self.mem_limits
+        kind = 0 if self.p.nodes[gid % self.nn].memory == LOAD else 1
+        pick[3] += 1
+        if pick[3] > limits.window or pick[2] >= limits.total \
+                or pick[kind] >= (limits.loads, limits.stores)[kind]:
+            return False
+        pick[kind] += 1
+        pick[2] += 1
+        return True
+
     def issue_ready(self) -> bool:
         """Give ports to ready nodes, oldest first."""
         moved, keep = False, []
+        pick = [0, 0, 0, 0]            # memory issue rule: loads, stores, both, looked at
+        memory_rule = self.mem_limits is not None
         blocked, pending, ready, left = self.blocked, self.pending, self.ready, self.left
         blocked.clear()
         nodes, nn, horizon = self.p.nodes, self.nn, self.now + _EPS
         for gid in self.rs:
+            if memory_rule and nodes[gid % nn].memory == STORE and not self.address_issued[gid]:
+                if not self._memory_turn(gid, pick):
+                    keep.append(gid)                        # its address not picked yet
+                    continue
+                self.address_issued[gid] = True
             if pending[gid] or ready[gid] > horizon:       # operands not ready (inlined)
                 keep.append(gid)
                 continue
             uops = nodes[gid % nn].uops
+            if memory_rule and nodes[gid % nn].memory == LOAD and left[gid] == len(uops) \
+                    and not self._memory_turn(gid, pick):
+                keep.append(gid)          # not its turn this cycle (once: a split load's
+                continue                  # second uop follows without another turn)
             if left[gid] and uops[len(uops) - left[gid]][0] in blocked:
                 keep.append(gid)                            # its ports are full this cycle
                 continue

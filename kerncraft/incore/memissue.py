@@ -8,10 +8,13 @@ load-op), the cycles that issue the stores issue fewer loads than the load paths
 take, and the body runs slower than its port bound; the same operations interleaved
 (``L M S L M S ...``) reach it.
 
-:func:`issue_bound` models that pick: every cycle it scans the ``window`` program-order
-positions starting at the oldest memory operation not yet issued and issues, oldest
-first, every one that still fits the cycle's limits (``loads``, ``stores`` and ``total``
-per cycle); one that does not fit is skipped, not waited for. The steady state of the
+:func:`issue_bound` models that pick: every cycle it looks at the ``window`` oldest memory
+operations not yet issued and issues, oldest first, every one that still fits the
+cycle's limits (``loads``, ``stores`` and ``total`` per cycle); one that does not fit is
+skipped, not waited for, but it takes its place in the window. (The other reading, the
+``window`` program-order positions from the oldest waiting one, fits the measurements
+and the campaign exactly as well; this one is a scheduler's and is what the cycle
+simulation applies to the operations whose addresses are ready.) The steady state of the
 repeated body, in cycles per iteration, is the bound. Dependencies are not its concern
 (the LCD is), and neither are the ports' throughputs of wide or split accesses (the port
 balance is): the analysis takes the largest of all bounds.
@@ -68,24 +71,25 @@ def access_sequence(flows: Sequence[Any]) -> str:
     return "".join(LOAD * len(f.memory_reads) + STORE * len(f.memory_writes) for f in flows)
 
 
-def _issue_cycle(sequence: str, issued: list[bool], head: int, limits: MemoryIssue) -> None:
-    """Issue one cycle's operations (oldest first within the window), in place."""
-    loads = stores = total = 0
-    for position in range(head, min(head + limits.window, len(sequence))):
-        if issued[position]:
-            continue
-        if total >= limits.total:
-            return
-        if sequence[position] == LOAD:
-            if loads >= limits.loads:
-                continue
-            loads += 1
-        else:
-            if stores >= limits.stores:
-                continue
-            stores += 1
-        total += 1
-        issued[position] = True
+def _issue_cycle(sequence: str, issued: list[bool], head: int, limits: MemoryIssue) -> int:
+    """Issue one cycle's operations, in place: the ``window`` oldest not issued, oldest
+    first, as far as the cycle's limits allow. Returns the last position issued (-1: none)."""
+    loads = stores = total = seen = 0
+    last = -1
+    position = head
+    while position < len(sequence) and seen < limits.window and total < limits.total:
+        if not issued[position]:
+            seen += 1
+            if sequence[position] == LOAD and loads < limits.loads:
+                loads += 1
+                total += 1
+                issued[position], last = True, position
+            elif sequence[position] != LOAD and stores < limits.stores:
+                stores += 1
+                total += 1
+                issued[position], last = True, position
+        position += 1
+    return last
 
 
 def issue_bound(sequence: str, limits: MemoryIssue, max_iterations: int = 64) -> float:
@@ -105,16 +109,16 @@ def issue_bound(sequence: str, limits: MemoryIssue, max_iterations: int = 64) ->
     issued = [False] * len(ops)
     seen: dict[tuple[bool, ...], tuple[int, int]] = {}
     ends: list[int] = []            # cycle in which each iteration's last operation issued
-    head = cycle = 0
+    head = cycle = frontier = 0     # frontier: past the last position issued
     while head < len(ops):
-        _issue_cycle(ops, issued, head, limits)
+        frontier = max(frontier, _issue_cycle(ops, issued, head, limits) + 1)
         cycle += 1
         before = head
         while head < len(ops) and issued[head]:
             head += 1
         for done in range(before // size + 1, head // size + 1):
             ends.append(cycle)
-            state = tuple(issued[done * size:head + limits.window])
+            state = tuple(issued[done * size:max(frontier, head)])
             if state in seen:
                 first, at = seen[state]
                 return (cycle - at) / (done - first)
