@@ -217,6 +217,6 @@ def test_load_is_sampled_between_phases_and_a_busy_phase_is_said():
     phases = [line[4:].split(" (")[0] for line in text.splitlines()
               if line.startswith("#   ") and "other processes" in line]
     assert phases == ["clock and FMA", "size sweep", "L1 table", "L2 table", "L3 table",
-                      "MEM table", "second L1 pass and memory re-checks"]
+                      "MEM table", "second pass of L1 and memory, re-checks"]
     quiet = generate(topology(), cpu_sample=samples(busy_phase=-1))
     assert "BUSY above 10 %): quiet throughout" in quiet

@@ -31,7 +31,9 @@ __all__ = ["main", "build_parser", "QUICK_SECONDS", "FULL_SECONDS"]
 #: Evening session (quiet host): L2 and L3 at three working sets each and six runs per
 #: multi-core memory point made them quick 25.0 s, default 45 s. Night session: timed
 #: chunks of a quarter of the measuring time (sustained bandwidths, streams.CHUNK_SHARE)
-#: and the second L1 pass: quick 36.1 s, default 59.5-59.6 s (two runs).
+#: and the second L1 pass: quick 36.1 s, default 59.5-59.6 s (two runs). 2026-11-28 (Zen 5,
+#: load 0.8-1.6, memory-order calibration added): 68-73 s; with the second pass of the
+#: one-core memory points as well: 65 s.
 QUICK_SECONDS = "about 36 s"
 FULL_SECONDS = "about 67 s"
 
