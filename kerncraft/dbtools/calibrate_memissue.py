@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from kerncraft.incore.calibration import MeasuredEntry
@@ -74,17 +74,27 @@ class OrderTiming:
 
 @dataclass(frozen=True)
 class MemoryIssueFit:
-    """The best candidate, its mean relative error, and the best without order effect."""
+    """The best candidate and the best without an order effect, with their relative
+    errors per timed order."""
 
     limits: MemoryIssue
-    error: float                    # mean relative error over the orders
+    errors: tuple[float, ...]
     unordered: MemoryIssue
-    unordered_error: float
-    worst: float = 0.0              # largest relative error of one order
-    unordered_worst: float = 0.0
+    unordered_errors: tuple[float, ...]
 
-    def predictions(self, orders: Sequence[str]) -> dict[str, float]:
-        return {order: issue_bound(order, self.limits) for order in orders}
+    @property
+    def error(self) -> float:
+        """Mean relative error of the best candidate."""
+        return statistics.fmean(self.errors)
+
+    @property
+    def unordered_error(self) -> float:
+        return statistics.fmean(self.unordered_errors)
+
+    @property
+    def unordered_worst(self) -> float:
+        """Largest relative error of one order without an order effect."""
+        return max(self.unordered_errors)
 
 
 def order_body(order: str) -> list[str]:
@@ -121,29 +131,25 @@ def measure_order_timings(orders: Sequence[str], measure: Measure, runs: int,
     return out
 
 
-def _errors(limits: MemoryIssue, timings: Sequence[OrderTiming]) -> list[float]:
-    return [abs(issue_bound(t.order, limits) - t.cycles) / t.cycles for t in timings]
-
-
-def _mean_error(limits: MemoryIssue, timings: Sequence[OrderTiming]) -> float:
-    return statistics.fmean(_errors(limits, timings))
+def _errors(limits: MemoryIssue, timings: Sequence[OrderTiming]) -> tuple[float, ...]:
+    return tuple(abs(issue_bound(t.order, limits) - t.cycles) / t.cycles for t in timings)
 
 
 def _best(candidates: Sequence[MemoryIssue], timings: Sequence[OrderTiming]
-          ) -> tuple[MemoryIssue, float]:
-    scored = [(round(_mean_error(c, timings), 6), -c.window, -c.total, -c.loads, -c.stores, c)
-              for c in candidates]
-    best = min(scored, key=lambda row: row[:5])
-    return best[5], best[0]
+          ) -> tuple[MemoryIssue, tuple[float, ...]]:
+    """The candidate with the smallest mean error (ties: module doc) and its errors."""
+    def rank(scored):
+        c, errors = scored
+        return round(statistics.fmean(errors), 6), -c.window, -c.total, -c.loads, -c.stores
+    return min(((c, _errors(c, timings)) for c in candidates), key=rank)
 
 
 def fit_memory_issue(timings: Sequence[OrderTiming]) -> MemoryIssueFit:
     """The best candidate of :data:`CANDIDATES` and the best with the widest window."""
-    limits, error = _best(CANDIDATES, timings)
-    unordered, unordered_error = _best([c for c in CANDIDATES if c.window == WINDOWS[-1]],
-                                       timings)
-    return MemoryIssueFit(limits, error, unordered, unordered_error,
-                          max(_errors(limits, timings)), max(_errors(unordered, timings)))
+    limits, errors = _best(CANDIDATES, timings)
+    unordered, unordered_errors = _best(
+        [c for c in CANDIDATES if c.window == WINDOWS[-1]], timings)
+    return MemoryIssueFit(limits, errors, unordered, unordered_errors)
 
 
 def _entries(fit: MemoryIssueFit, timings: Sequence[OrderTiming], prior: MemoryIssue | None,
@@ -165,7 +171,7 @@ def decide_memory_issue(prior: MemoryIssue | None, timings: Sequence[OrderTiming
                                    list[MeasuredEntry], MemoryIssueFit]:
     """(the header table to write or None, written records, not-written records, fit)."""
     fit = fit_memory_issue(timings)
-    pairs = list(zip(_errors(fit.limits, timings), _errors(fit.unordered, timings)))
+    pairs = list(zip(fit.errors, fit.unordered_errors))
     explained = sum(mine <= tolerance < other for mine, other in pairs)
     spoiled = sum(other <= tolerance < mine for mine, other in pairs)
     matters = explained >= MIN_EXPLAINED and not spoiled
@@ -177,8 +183,7 @@ def decide_memory_issue(prior: MemoryIssue | None, timings: Sequence[OrderTiming
         return None, [], _entries(fit, timings, prior, False,
                                   f"no candidate fits within the tolerance (best "
                                   f"{100 * fit.error:.1f} % mean error)"), fit
-    if prior is not None and (prior.loads, prior.stores, prior.total, prior.window) == (
-            fit.limits.loads, fit.limits.stores, fit.limits.total, fit.limits.window):
+    if prior is not None and replace(prior, source="") == fit.limits:
         return None, [], [], fit          # the prior's limits: nothing to write
     limits = fit.limits
     table = {"source": f"{source}; mean error {100 * fit.error:.1f} % over "

@@ -74,6 +74,9 @@ class InCoreAnalysis(InCoreResult):
     # line splits derived from the body's own addresses (kerncraft-incore --alignment);
     # their cycles are in port_totals and throughput (kerncraft.incore.linesplit)
     line_splits: LineSplitEstimate | None = None
+    # per instruction its memory reads and writes as 'L'/'S' (incore/memissue.py), for
+    # the simulation's memory issue rule
+    memory_accesses: tuple[str, ...] = ()
     rob_size: int | None = None        # reorder-buffer entries of the port model
     code_block_bytes: int | None = None   # front-end fetch block (codeblocks.py)
     loop_layout: LoopLayout | None = None   # set by the ECM pipeline
@@ -227,10 +230,11 @@ def analyze(instructions: Sequence[Instruction], model: PortModelLike, *, fixed:
     if register_addresses and not isa.lower().startswith(("aarch64", "arm")):
         from kerncraft.incore.addresssplit import four_k_aliases
         notes += four_k_aliases(instructions, flows, register_addresses)
-    memory_issue = None
+    memory_issue, accesses = None, ()
     if traits.memory_issue is not None:
         from kerncraft.incore.memissue import access_sequence, issue_bound
-        memory_issue = issue_bound(access_sequence(flows), traits.memory_issue)
+        accesses = tuple(access_sequence([flow]) for flow in flows)
+        memory_issue = issue_bound("".join(accesses), traits.memory_issue)
     return InCoreAnalysis(
         arch=arch, instructions=instructions, costs=costs,
         port_pressure=balance.per_instruction, port_totals=port_totals,
@@ -240,7 +244,7 @@ def analyze(instructions: Sequence[Instruction], model: PortModelLike, *, fixed:
         cp_latencies=tuple(cp.contributions.get(i, 0.0) for i in range(size)),
         lcd_latencies=lcd_share, ports=balance.ports, bottleneck_ports=bottleneck,
         balancing=balance.method, fused_uops=fused, vector_accesses=vector_accesses,
-        line_split_costs=traits.line_split, line_splits=splits,
+        line_split_costs=traits.line_split, line_splits=splits, memory_accesses=accesses,
         rob_size=traits.rob_size, code_block_bytes=traits.code_block_bytes,
         graph=graph, cp_edges=cp.edges,
         lcd_edges=chain_edges)

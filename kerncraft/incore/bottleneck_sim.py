@@ -125,13 +125,17 @@ def config_for(model: PortModelLike, *, iterations: int | None = None,
 
 
 def _program(analysis: AnalysedLoop, model: PortModelLike) -> SimProgram:
-    graph, accesses = analysis.graph, None
-    if graph is None or traits_of(model).memory_issue is not None:
+    graph = analysis.graph
+    # the analysis lists the memory accesses when its model has the memory issue rule
+    accesses = getattr(analysis, "memory_accesses", ()) or None
+    needs_accesses = traits_of(model).memory_issue is not None and accesses is None
+    if graph is None or needs_accesses:
         from kerncraft.incore.isa import isa_support
         from kerncraft.incore.memissue import access_sequence
         dataflow = isa_support(model.isa or "x86")[1]
         flows = [dataflow(i) for i in analysis.instructions]
-        accesses = [access_sequence([flow]) for flow in flows]
+        if needs_accesses:
+            accesses = [access_sequence([flow]) for flow in flows]
         if graph is None:
             graph = build_graph(flows, analysis.costs, traits_of(model).store_forward_latency,
                                 instructions=analysis.instructions)
